@@ -1,0 +1,78 @@
+"""Discrepancies and the SPEC §5 output, shared by both engines.
+
+``unsat_outcome`` is the one place where an engine's status code becomes a
+result or an error.
+"""
+
+from ._engine_py import (
+    STATUS_DELETED_CLAUSE_NOT_FOUND,
+    STATUS_EMPTY_CLAUSE_NOT_DERIVED,
+    STATUS_LEMMA_NOT_RUP,
+    STATUS_LITERAL_OUT_OF_RANGE,
+    STATUS_VALID,
+    STATUS_WORK_LIMIT,
+)
+from .errors import LimitExceeded
+
+REFERENCE_VERSION = "r71-sat-1.0.0+dimacs-cnf-1993+resolution-robinson-1965+drup-2013"
+
+_STEP_REASONS = {
+    STATUS_LEMMA_NOT_RUP: "lemma_not_rup",
+    STATUS_LITERAL_OUT_OF_RANGE: "literal_out_of_range",
+    STATUS_DELETED_CLAUSE_NOT_FOUND: "deleted_clause_not_found",
+}
+
+
+def result(claim, reason, first_discrepancy, clauses_checked, steps_checked):
+    """A result object, keys in the output schema's order."""
+    return {
+        "valid": reason is None,
+        "reason": reason,
+        "first_discrepancy": first_discrepancy,
+        "claim": claim,
+        "clauses_checked": clauses_checked,
+        "steps_checked": steps_checked,
+        "reference_version": REFERENCE_VERSION,
+    }
+
+
+def assignment_discrepancy(index, literal, previous_index=None):
+    out = {"kind": "assignment", "assignment_index": index, "literal": literal}
+    if previous_index is not None:
+        out["previous_index"] = previous_index
+    return out
+
+
+def clause_discrepancy(index, clause, unassigned_literals=None):
+    out = {"kind": "clause", "clause_index": index, "clause": clause}
+    if unassigned_literals is not None:
+        out["unassigned_literals"] = unassigned_literals
+    return out
+
+
+def unsat_outcome(v, status, step_index, steps_checked, max_work):
+    """Map an engine's (status, step_index, steps_checked) to a result, or raise."""
+    if status == STATUS_VALID:
+        return result("unsat", None, None, 0, steps_checked)
+    if status == STATUS_WORK_LIMIT:
+        if step_index < 0:
+            raise LimitExceeded("cnf", "/cnf",
+                                f"propagation work passed the cap of {max_work} "
+                                "while propagating the CNF's units",
+                                limit="max_propagation_work", max=max_work)
+        raise LimitExceeded("proof", f"/proof/{step_index}",
+                            f"propagation work passed the cap of {max_work} "
+                            f"at proof step {step_index}",
+                            limit="max_propagation_work", max=max_work,
+                            step_index=step_index)
+    if status == STATUS_EMPTY_CLAUSE_NOT_DERIVED:
+        return result("unsat", "empty_clause_not_derived",
+                      {"kind": "conclusion", "step_count": steps_checked}, 0, steps_checked)
+    reason = _STEP_REASONS[status]
+    clause = v.step(step_index)
+    discrepancy = {"kind": "step", "step_index": step_index}
+    if status == STATUS_LITERAL_OUT_OF_RANGE:
+        discrepancy["literal"] = next(lit for lit in clause
+                                      if not 1 <= abs(lit) <= v.num_vars)
+    discrepancy["clause"] = clause
+    return result("unsat", reason, discrepancy, 0, steps_checked)

@@ -1,0 +1,35 @@
+"""SPEC §3: the sat claim.  No propagation, so both engines share it."""
+
+from ._report import clause_discrepancy, assignment_discrepancy
+
+__all__ = ["check_sat"]
+
+
+def check_sat(v):
+    """Return (reason, first_discrepancy, clauses_checked) for a Validated sat request."""
+    first_index = {}
+    for i, a in enumerate(v.assignment):
+        if a == 0 or abs(a) > v.num_vars:
+            return ("assignment_variable_out_of_range",
+                    assignment_discrepancy(i, a), 0)
+        if a in first_index:
+            return ("duplicate_assignment_literal",
+                    assignment_discrepancy(i, a, first_index[a]), 0)
+        if -a in first_index:
+            return ("conflicting_assignment",
+                    assignment_discrepancy(i, a, first_index[-a]), 0)
+        first_index[a] = i
+
+    true = first_index.keys()
+    offsets, lits = v.clause_offsets, v.clause_lits
+    for k in range(len(offsets) - 1):
+        clause = lits[offsets[k]:offsets[k + 1]]
+        if not true.isdisjoint(clause):
+            continue
+        clause = clause.tolist()
+        unassigned = [lit for lit in clause if -lit not in true]
+        if unassigned:
+            return ("clause_undetermined",
+                    clause_discrepancy(k, clause, unassigned), k)
+        return "clause_falsified", clause_discrepancy(k, clause), k
+    return None, None, len(offsets) - 1

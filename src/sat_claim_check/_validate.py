@@ -1,0 +1,310 @@
+"""SPEC §2: validation in field order, filling the engines' flat arrays.
+
+Only the first error is reported.  The common case (every literal a plain
+``int`` within range) is checked with C-level builtins over whole arrays; as
+soon as that fast path sees anything unusual, a plain walk in document order
+finds the exact first error, or normalizes integral floats (``3.0`` is 3).
+"""
+
+from array import array
+from itertools import accumulate, chain
+
+from ._engine_py import STEP_ADD, STEP_ADD_OUT_OF_RANGE, STEP_DELETE, STEP_DELETE_NO_MATCH
+from .errors import InvalidInput, LimitExceeded
+
+__all__ = ["Validated", "validate"]
+
+REQUEST_KEYS = ("cnf", "claim", "assignment", "proof")
+CNF_KEYS = ("num_vars", "clauses")
+STEP_KEYS = ("add", "delete")
+CLAIMS = ("sat", "unsat")
+# Bounds of C int arrays: anything outside is out of range for every limit.
+_INT32_MAX = 2**31 - 1
+
+
+class Validated:
+    """A request that passed §2, as flat arrays (see ``_engine_py``)."""
+
+    __slots__ = ("claim", "num_vars", "clause_offsets", "clause_lits",
+                 "assignment", "step_kinds", "step_offsets", "step_lits")
+
+    def __init__(self, claim, num_vars, clause_offsets, clause_lits):
+        self.claim = claim
+        self.num_vars = num_vars
+        self.clause_offsets = clause_offsets
+        self.clause_lits = clause_lits
+        self.assignment = None
+        self.step_kinds = None
+        self.step_offsets = None
+        self.step_lits = None
+
+    def clause(self, k):
+        return self.clause_lits[self.clause_offsets[k]:self.clause_offsets[k + 1]].tolist()
+
+    def step(self, s):
+        return self.step_lits[self.step_offsets[s]:self.step_offsets[s + 1]].tolist()
+
+
+# -- JSON Schema types in Python form (SPEC §2, last paragraph) ----------------
+
+def is_array(x):
+    return isinstance(x, (list, tuple))
+
+
+def is_object(x):
+    return isinstance(x, dict)
+
+
+def as_integer(x):
+    """The int value of a JSON Schema integer, or None (bools, NaN, fractions...)."""
+    if isinstance(x, bool):
+        return None
+    if isinstance(x, int):
+        return int(x)
+    if isinstance(x, float) and x.is_integer():    # False for NaN and infinities
+        return int(x)
+    return None
+
+
+def pointer(*parts):
+    """A JSON Pointer (RFC 6901) from path segments."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def type_name(x):
+    if x is None:
+        return "null"
+    if isinstance(x, bool):
+        return "a boolean"
+    if isinstance(x, (int, float)):
+        return f"the number {x!r}"
+    if isinstance(x, str):
+        return "a string"
+    if is_array(x):
+        return "an array"
+    if is_object(x):
+        return "an object"
+    return f"a {type(x).__name__}"
+
+
+def check_keys(obj, allowed, required, field, path, *, exactly_one=False):
+    """Unknown keys in the object's own order, then missing keys in listed order."""
+    for key in obj:
+        if not isinstance(key, str):
+            raise InvalidInput(field, pointer(*path),
+                               f"object keys must be strings, got {key!r}")
+        if key not in allowed:
+            raise InvalidInput(field if path else key, pointer(*path, key),
+                               f"unknown key {key!r}; allowed: {', '.join(allowed)}")
+    if exactly_one:
+        if len(obj) != 1:
+            raise InvalidInput(field, pointer(*path),
+                               f"a proof step must have exactly one key, add or delete; "
+                               f"got {len(obj)}")
+        return
+    for key in required:
+        if key not in obj:
+            raise InvalidInput(field if path else key, pointer(*path, key),
+                               f"missing required key {key!r}")
+
+
+# -- literal arrays ------------------------------------------------------------
+
+def literal_array(items_list, bound, zero_ok, field, path_of, what):
+    """Validate literals of several arrays and return them as one array('i').
+
+    Every literal must be an integer with ``|l| <= bound`` (and non-zero unless
+    ``zero_ok``); ``path_of(i, j)`` names item j of array i for errors.
+    """
+    flat = chain.from_iterable(items_list)
+    if set(map(type, chain.from_iterable(items_list))) <= {int} and bound <= _INT32_MAX:
+        try:
+            lits = array("i", flat)
+        except OverflowError:
+            lits = None
+        if lits is not None and (not lits or (-bound <= min(lits) and max(lits) <= bound
+                                             and (zero_ok or 0 not in lits))):
+            return lits
+    return _literal_array_slow(items_list, bound, zero_ok, field, path_of, what)
+
+
+def _literal_array_slow(items_list, bound, zero_ok, field, path_of, what):
+    lits = array("i")
+    low = 0 if zero_ok else 1
+    for i, items in enumerate(items_list):
+        for j, x in enumerate(items):
+            v = as_integer(x)
+            if v is None:
+                raise InvalidInput(field, path_of(i, j),
+                                   f"{what} must be an integer, got {type_name(x)}")
+            if not low <= abs(v) <= bound:
+                raise InvalidInput(field, path_of(i, j),
+                                   f"{what} {v} is out of range: |l| must be in {low}..{bound}")
+            lits.append(v)
+    return lits
+
+
+def offsets_of(arrays):
+    return array("i", accumulate(map(len, arrays), initial=0))
+
+
+# -- the fields, in order ------------------------------------------------------
+
+def validate(request, limits):
+    """Check ``request`` against SPEC §2; return a Validated or raise CheckError."""
+    if not is_object(request):
+        raise InvalidInput(None, "", f"the request must be an object, got {type_name(request)}")
+    for key in request:
+        if not isinstance(key, str):
+            raise InvalidInput(None, "", f"object keys must be strings, got {key!r}")
+        if key not in REQUEST_KEYS:
+            raise InvalidInput(key, pointer(key),
+                               f"unknown key {key!r}; allowed: {', '.join(REQUEST_KEYS)}")
+
+    if "cnf" not in request:
+        raise InvalidInput("cnf", "/cnf", "missing required field 'cnf'")
+    num_vars, clauses = _cnf(request["cnf"], limits)
+    clause_offsets = offsets_of(clauses)
+    clause_lits = literal_array(
+        clauses, num_vars, False, "cnf",
+        lambda i, j: pointer("cnf", "clauses", i, j), "a CNF literal")
+
+    if "claim" not in request:
+        raise InvalidInput("claim", "/claim", "missing required field 'claim'")
+    claim = request["claim"]
+    if not isinstance(claim, str) or claim not in CLAIMS:
+        raise InvalidInput("claim", "/claim",
+                           f"claim must be \"sat\" or \"unsat\", got {type_name(claim)}"
+                           + (f" {claim!r}" if isinstance(claim, str) else ""))
+    out = Validated(claim, num_vars, clause_offsets, clause_lits)
+
+    if claim == "sat":
+        if "assignment" not in request:
+            raise InvalidInput("assignment", "/assignment",
+                               "a sat claim needs an 'assignment'")
+        out.assignment = _assignment(request["assignment"], limits)
+        if "proof" in request:
+            raise InvalidInput("proof", "/proof", "a sat claim must not have a 'proof'")
+    else:
+        if "assignment" in request:
+            raise InvalidInput("assignment", "/assignment",
+                               "an unsat claim must not have an 'assignment'")
+        if "proof" not in request:
+            raise InvalidInput("proof", "/proof", "an unsat claim needs a 'proof'")
+        _proof(request["proof"], num_vars, limits, out)
+    return out
+
+
+def _cnf(cnf, limits):
+    if not is_object(cnf):
+        raise InvalidInput("cnf", "/cnf", f"cnf must be an object, got {type_name(cnf)}")
+    check_keys(cnf, CNF_KEYS, CNF_KEYS, "cnf", ("cnf",))
+
+    raw = cnf["num_vars"]
+    num_vars = as_integer(raw)
+    if num_vars is None:
+        raise InvalidInput("cnf", "/cnf/num_vars",
+                           f"num_vars must be an integer, got {type_name(raw)}")
+    if num_vars < 0:
+        raise InvalidInput("cnf", "/cnf/num_vars", f"num_vars must be >= 0, got {num_vars}")
+    if num_vars > limits.max_vars:
+        raise LimitExceeded("cnf", "/cnf/num_vars",
+                            f"num_vars {num_vars} is over the limit of {limits.max_vars}",
+                            limit="max_vars", max=limits.max_vars, actual=num_vars)
+
+    clauses = cnf["clauses"]
+    if not is_array(clauses):
+        raise InvalidInput("cnf", "/cnf/clauses",
+                           f"clauses must be an array, got {type_name(clauses)}")
+    if len(clauses) > limits.max_clauses:
+        raise LimitExceeded("cnf", "/cnf/clauses",
+                            f"{len(clauses)} clauses is over the limit of {limits.max_clauses}",
+                            limit="max_clauses", max=limits.max_clauses, actual=len(clauses))
+    if not set(map(type, clauses)) <= {list, tuple}:
+        for k, clause in enumerate(clauses):
+            if not is_array(clause):
+                raise InvalidInput("cnf", pointer("cnf", "clauses", k),
+                                   f"a clause must be an array, got {type_name(clause)}")
+    total = sum(map(len, clauses))
+    if total > limits.max_total_literals:
+        raise LimitExceeded("cnf", "/cnf/clauses",
+                            f"{total} CNF literals is over the limit of "
+                            f"{limits.max_total_literals}",
+                            limit="max_total_literals", max=limits.max_total_literals,
+                            actual=total)
+    return num_vars, clauses
+
+
+def _assignment(assignment, limits):
+    if not is_array(assignment):
+        raise InvalidInput("assignment", "/assignment",
+                           f"assignment must be an array, got {type_name(assignment)}")
+    if len(assignment) > limits.max_assignment_literals:
+        raise LimitExceeded("assignment", "/assignment",
+                            f"{len(assignment)} assignment literals is over the limit of "
+                            f"{limits.max_assignment_literals}",
+                            limit="max_assignment_literals",
+                            max=limits.max_assignment_literals, actual=len(assignment))
+    return literal_array((assignment,), limits.max_vars, True, "assignment",
+                         lambda i, j: pointer("assignment", j), "an assignment literal")
+
+
+def _proof(proof, num_vars, limits, out):
+    if not is_array(proof):
+        raise InvalidInput("proof", "/proof", f"proof must be an array, got {type_name(proof)}")
+    if len(proof) > limits.max_proof_steps:
+        raise LimitExceeded("proof", "/proof",
+                            f"{len(proof)} proof steps is over the limit of "
+                            f"{limits.max_proof_steps}",
+                            limit="max_proof_steps", max=limits.max_proof_steps,
+                            actual=len(proof))
+
+    # The shape of each step first; a shape error at step k is reported only
+    # after the literals of steps 0..k-1, which come before it in document order.
+    is_add = []
+    values = []
+    shape_error = None
+    for s, step in enumerate(proof):
+        try:
+            key, value = _step_shape(step, s)
+        except InvalidInput as exc:
+            shape_error = exc
+            break
+        is_add.append(key == "add")
+        values.append(value)
+    lits = literal_array(values, limits.max_vars, True, "proof",
+                         lambda i, j: pointer("proof", i, "add" if is_add[i] else "delete", j),
+                         "a proof literal")
+    if shape_error is not None:
+        raise shape_error
+    if len(lits) > limits.max_proof_literals:
+        raise LimitExceeded("proof", "/proof",
+                            f"{len(lits)} proof literals is over the limit of "
+                            f"{limits.max_proof_literals}",
+                            limit="max_proof_literals", max=limits.max_proof_literals,
+                            actual=len(lits))
+
+    offsets = offsets_of(values)
+    kinds = array("b", [STEP_ADD if add else STEP_DELETE for add in is_add])
+    if lits and not (-num_vars <= min(lits) and max(lits) <= num_vars and 0 not in lits):
+        # Some step mentions a literal outside 1..num_vars: classify steps one by one.
+        for s in range(len(kinds)):
+            part = lits[offsets[s]:offsets[s + 1]]
+            if part and not (-num_vars <= min(part) and max(part) <= num_vars
+                             and 0 not in part):
+                kinds[s] = STEP_ADD_OUT_OF_RANGE if is_add[s] else STEP_DELETE_NO_MATCH
+    out.step_kinds = kinds
+    out.step_offsets = offsets
+    out.step_lits = lits
+
+
+def _step_shape(step, s):
+    if not is_object(step):
+        raise InvalidInput("proof", pointer("proof", s),
+                           f"a proof step must be an object, got {type_name(step)}")
+    check_keys(step, STEP_KEYS, (), "proof", ("proof", s), exactly_one=True)
+    (key, value), = step.items()
+    if not is_array(value):
+        raise InvalidInput("proof", pointer("proof", s, key),
+                           f"the value of {key!r} must be an array, got {type_name(value)}")
+    return key, value
