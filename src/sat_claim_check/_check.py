@@ -41,12 +41,21 @@ class Report:
 
 def run(request, *, engine="auto", limits=None):
     """Check a request; return a Report, or raise CheckError when it is rejected."""
+    limits = _limits(limits)
     name, module = resolve(engine)
+    return run_validated(validate(request, limits), name, module, limits)
+
+
+def _limits(limits):
     if limits is None:
-        limits = CONTRACT_LIMITS
-    elif not isinstance(limits, Limits):
+        return CONTRACT_LIMITS
+    if not isinstance(limits, Limits):
         raise TypeError(f"limits must be a sat_claim_check.Limits, got {type(limits).__name__}")
-    v = validate(request, limits)
+    return limits
+
+
+def run_validated(v, name, module, limits):
+    """Check a request that passed §2 (a Validated) with the engine module given."""
     if v.claim == "sat":
         reason, discrepancy, clauses_checked = check_sat(v)
         return Report(result("sat", reason, discrepancy, clauses_checked, 0), 0, name)
