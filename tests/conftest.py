@@ -1,0 +1,67 @@
+"""Shared fixtures: the engines, the corpus, and the output schema."""
+
+import importlib
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def pytest_addoption(parser):
+    parser.addoption("--no-compiled", action="store_true",
+                     help="deselect tests of the compiled engine (the pure build only)")
+
+
+def pytest_configure(config):
+    # Registered here too, so the markers hold wherever the tests run (wheels).
+    config.addinivalue_line("markers", "compiled: needs the compiled engine")
+    config.addinivalue_line("markers", "fuzz: long fuzzing campaign, run with -m fuzz")
+    if config.getoption("--no-compiled") and os.environ.get("SAT_CLAIM_CHECK_REQUIRE_COMPILED"):
+        raise pytest.UsageError("--no-compiled contradicts SAT_CLAIM_CHECK_REQUIRE_COMPILED")
+
+
+def pytest_collection_modifyitems(config, items):
+    if not config.getoption("--no-compiled"):
+        return
+    kept = [item for item in items if "compiled" not in item.keywords]
+    config.hook.pytest_deselected(items=[i for i in items if i not in kept])
+    items[:] = kept
+
+
+@pytest.fixture(scope="session", params=[
+    pytest.param("compiled", marks=pytest.mark.compiled),
+    "reference",
+])
+def engine(request):
+    """An engine name for run(..., engine=...).
+
+    The compiled module is imported here directly, so a missing extension is
+    an error, never a silent skip; only --no-compiled deselects it.
+    """
+    if request.param == "compiled":
+        importlib.import_module("sat_claim_check._engine_c")
+    return request.param
+
+
+def corpus_dir():
+    """The shared corpus of real solver outputs, or None when it is absent."""
+    path = Path(os.environ.get("SAT_CLAIM_CHECK_CORPUS", REPO.parent / "shared" / "corpus"))
+    return path if (path / "index.json").is_file() else None
+
+
+@pytest.fixture(scope="session")
+def corpus():
+    path = corpus_dir()
+    if path is None:
+        pytest.skip("the shared corpus is absent (set SAT_CLAIM_CHECK_CORPUS)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def output_schema():
+    from importlib import resources
+    return json.loads(resources.files("sat_claim_check").joinpath(
+        "schemas/output.schema.json").read_text(encoding="utf-8"))
