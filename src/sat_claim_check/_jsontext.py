@@ -40,8 +40,16 @@ def loads(data):
     if data.startswith(_BOM):       # RFC 8259 §8.1 lets a parser ignore a BOM
         data = data[1:]
     try:
-        return json.loads(data, object_pairs_hook=_unique_keys,
-                          parse_constant=_constant, parse_int=_integer)
+        try:
+            return json.loads(data, object_pairs_hook=_unique_keys,
+                              parse_constant=_constant)
+        except ValueError as exc:
+            if "integer string conversion" not in str(exc):
+                raise
+            # A very long integer: parse again, reading integers one by one
+            # (slower, so only when needed).
+            return json.loads(data, object_pairs_hook=_unique_keys,
+                              parse_constant=_constant, parse_int=_integer)
     except RecursionError:
         raise InvalidInput(None, "", "the JSON text is nested too deeply") from None
     except ValueError as exc:        # json.JSONDecodeError is a ValueError
