@@ -56,13 +56,13 @@ def check_result(request, engine, expected, *, work=None, limits=None):
     """run() gives exactly ``expected`` (and key order), and ``work`` when given."""
     report = scc.run(request, engine=engine, limits=limits)
     assert_result(report.result)
-    assert report.result == expected
+    assert report.result == expected, report.result
     assert list(report.result) == list(expected)
     if expected["first_discrepancy"] is not None:
         assert list(report.result["first_discrepancy"]) == list(expected["first_discrepancy"])
     assert report.engine == engine
     if work is not None:
-        assert report.work == work
+        assert report.work == work, report.work
     return report
 
 
@@ -113,7 +113,7 @@ def over_work(max, step_index):
 
 def assert_error(request, expected, engine="reference", limits=None):
     d = error_of(request, engine, limits)
-    assert d == expected
+    assert d == expected, d
     assert list(d) == list(expected)
     return d
 
