@@ -1,0 +1,89 @@
+"""DIMACS CNF and DRUP text into flat arrays: the compiled parser.
+
+The same functions, return values and errors as ``_parse_py``; the scanning
+is ``csrc/dimacs_scan.h``, run without the GIL over the bytes as given.
+"""
+
+from cpython cimport array
+from libc.stdint cimport int8_t, int32_t, int64_t
+from libc.string cimport memcpy
+
+import array as _array
+
+OK = 0
+
+cdef extern from "dimacs_scan.h" nogil:
+    ctypedef struct scc_scan_t:
+        int32_t* lits
+        size_t n_lits
+        int32_t* offsets
+        size_t n_offsets
+        int8_t* kinds
+        size_t n_kinds
+        int64_t num_vars
+        int64_t num_clauses
+        int code
+        int64_t line
+        size_t tok_start
+        size_t tok_stop
+        int has_token
+        int64_t value
+    void scc_scan_init(scc_scan_t* s)
+    void scc_scan_free(scc_scan_t* s)
+    int scc_scan(scc_scan_t* s, const unsigned char* data, size_t n, int is_cnf)
+
+cdef array.array _INT_TEMPLATE = _array.array("i")
+cdef array.array _BYTE_TEMPLATE = _array.array("b")
+
+
+cdef array.array _ints(const int32_t* src, size_t n):
+    cdef array.array out = array.clone(_INT_TEMPLATE, <Py_ssize_t>n, zero=False)
+    if n:
+        memcpy(out.data.as_ints, src, n * sizeof(int32_t))
+    return out
+
+
+cdef array.array _bytes(const int8_t* src, size_t n):
+    cdef array.array out = array.clone(_BYTE_TEMPLATE, <Py_ssize_t>n, zero=False)
+    if n:
+        memcpy(out.data.as_schars, src, n)
+    return out
+
+
+cdef tuple _scan(data, int is_cnf):
+    cdef const unsigned char[::1] view = data
+    cdef const unsigned char* ptr = NULL
+    cdef size_t n = view.shape[0]
+    cdef scc_scan_t s
+    cdef int r
+    if n:
+        ptr = &view[0]
+    scc_scan_init(&s)
+    try:
+        with nogil:
+            r = scc_scan(&s, ptr, n, is_cnf)
+        if r < 0:
+            raise MemoryError("not enough memory for the parsed arrays")
+        if s.code != OK:
+            token = bytes(view[s.tok_start:s.tok_stop]) if s.has_token else None
+            if is_cnf:
+                return (s.code, s.line, token, s.value, s.num_vars, s.num_clauses,
+                        None, None)
+            return s.code, s.line, token, s.value, None, None, None
+        offsets = _ints(s.offsets, s.n_offsets)
+        lits = _ints(s.lits, s.n_lits)
+        if is_cnf:
+            return OK, 0, None, 0, s.num_vars, s.num_clauses, offsets, lits
+        return OK, 0, None, 0, _bytes(s.kinds, s.n_kinds), offsets, lits
+    finally:
+        scc_scan_free(&s)
+
+
+def parse_cnf(data):
+    """DIMACS CNF bytes -> (code, line, token, value, num_vars, num_clauses, offsets, lits)."""
+    return _scan(data, 1)
+
+
+def parse_drup(data):
+    """DRUP bytes -> (code, line, token, value, kinds, offsets, lits)."""
+    return _scan(data, 0)
