@@ -8,10 +8,11 @@ with a DRUP proof given as JSON steps.
 """
 
 from ._check import Report, check, run
+from .dimacs import request_from_dimacs
 from .errors import CheckError, InvalidInput, LimitExceeded
 from .limits import Limits
 
 __version__ = "1.0.0"
 
 __all__ = ["CheckError", "InvalidInput", "LimitExceeded", "Limits", "Report",
-           "__version__", "check", "run"]
+           "__version__", "check", "request_from_dimacs", "run"]

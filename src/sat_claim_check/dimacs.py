@@ -1,0 +1,340 @@
+"""Front doors for solver pipelines: DIMACS CNF, DRUP proofs, solver models.
+
+    >>> from sat_claim_check.dimacs import request_from_dimacs
+    >>> request_from_dimacs("p cnf 1 2\\n1 0\\n-1 0\\n", proof="0\\n")
+    {'cnf': {'num_vars': 1, 'clauses': [[1], [-1]]}, 'claim': 'unsat', 'proof': [{'add': []}]}
+
+``request_from_dimacs`` and ``request_from_files`` build the contract's JSON
+request; ``run_dimacs`` and ``run_files`` check the same request without
+building it, straight from the parsed arrays (the way to check proofs of
+millions of steps), with the same results, errors and work.
+
+The accepted text:
+
+* CNF: DIMACS with ``c`` comment lines and one ``p cnf V C`` header before the
+  first clause; a clause is a run of literals ended by ``0`` and may span
+  lines; every literal is in ``1..V`` in magnitude and there are exactly ``C``
+  clauses; a line starting with ``%`` ends the formula (SATLIB files).
+* proof: DRUP text, one step per ``0``-terminated run of literals, ``d`` in
+  front of a deletion, ``c`` comment lines.  Literals above ``V`` are allowed
+  here: the contract classifies them (``literal_out_of_range``).
+* model: solver output (``c`` comments, ``s SATISFIABLE``, ``v ... 0`` lines)
+  or a plain whitespace-separated literal list, optionally ended by ``0``.
+
+Texts are ``str`` or ``bytes``; a proof may also be a sequence of lines (what
+PySAT's ``get_proof()`` returns).  Files ending in gzip data are decompressed.
+Malformed text raises ``DimacsError`` (a ``ValueError``) naming the file, when
+known, and the 1-based line.
+"""
+
+import gzip
+import os
+import platform
+import zlib
+from bisect import bisect_right
+
+from . import _parse_py
+from ._check import _limits, run_validated
+from ._engine import NO_EXTENSIONS_VARIABLE, resolve
+from ._engine_py import STEP_ADD_OUT_OF_RANGE, STEP_DELETE_NO_MATCH
+from ._validate import Validated, _assignment, literal_array, pointer
+from .errors import LimitExceeded
+
+__all__ = ["DimacsError", "request_from_dimacs", "request_from_files",
+           "run_dimacs", "run_files"]
+
+if os.environ.get(NO_EXTENSIONS_VARIABLE) or platform.python_implementation() != "CPython":
+    _parser = _parse_py
+else:
+    try:
+        from . import _parse_c as _parser
+    except ImportError:     # a pure build
+        _parser = _parse_py
+
+PARSER = "compiled" if _parser is not _parse_py else "reference"
+
+
+class DimacsError(ValueError):
+    """Malformed DIMACS, DRUP or model text.
+
+    ``file`` is the file name when known (else None), ``line`` the 1-based
+    line (None when the fault is not on one line), ``message`` the rest.
+    """
+
+    def __init__(self, message, file=None, line=None):
+        self.message = message
+        self.file = file
+        self.line = line
+        super().__init__(self._text())
+
+    def _text(self):
+        where = []
+        if self.file is not None:
+            where.append(str(self.file))
+        if self.line is not None:
+            where.append(f"line {self.line}" if self.file is None else str(self.line))
+        return (":".join(where) + ": " if where else "") + self.message
+
+
+# -- parsing -------------------------------------------------------------------
+
+def _as_bytes(text, what):
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        return bytes(text)
+    if isinstance(text, str):
+        return text.encode("utf-8", "surrogatepass")
+    if what == "proof" and isinstance(text, (list, tuple)):
+        return "\n".join(text).encode("utf-8", "surrogatepass") + b"\n"
+    raise TypeError(f"the {what} must be str or bytes, got {type(text).__name__}")
+
+
+def _show(token):
+    text = token.decode("utf-8", "backslashreplace")
+    return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
+def _error(code, line, token, value, file, what, header=None):
+    if code == _parse_py.ERR_TOKEN:
+        message = f"{_show(token)} is not an integer"
+        if what == "proof" and token == b"d":
+            message = "'d' inside a step: a deletion starts with 'd' before its literals"
+        elif what == "proof" and token[:1] == b"d":
+            message += " (write 'd' and the literals apart: 'd 1 2 0')"
+    elif code == _parse_py.ERR_INT_RANGE:
+        message = f"the literal {_show(token)} is out of the 32-bit range of DIMACS"
+    elif code == _parse_py.ERR_VAR_RANGE:
+        message = (f"the literal {value} is out of range: the header declares "
+                   f"{header[0]} variables")
+    elif code == _parse_py.ERR_NO_HEADER:
+        message = ("a clause before the 'p cnf' header" if token is not None
+                   else "no 'p cnf VARIABLES CLAUSES' header")
+    elif code == _parse_py.ERR_BAD_HEADER:
+        message = (f"malformed header {_show(token)}: expected 'p cnf VARIABLES CLAUSES' "
+                   "with two non-negative integers")
+    elif code == _parse_py.ERR_SECOND_HEADER:
+        message = "a second 'p' header"
+    elif code == _parse_py.ERR_UNTERMINATED:
+        message = (f"the {'clause' if what == 'CNF' else 'step'} starting on this line "
+                   "has no terminating 0 before the end of the text")
+    elif code == _parse_py.ERR_CLAUSE_COUNT:
+        message = f"the header declares {header[1]} clauses but the formula has {value}"
+    else:   # pragma: no cover - the parsers have no other codes
+        message = f"unexpected parser status {code}"
+    return DimacsError(f"{what}: {message}", file, line)
+
+
+def _cnf_arrays(data, file=None):
+    """(num_vars, offsets, lits) of DIMACS CNF bytes, or raise DimacsError."""
+    code, line, token, value, num_vars, num_clauses, offsets, lits = _parser.parse_cnf(data)
+    if code:
+        raise _error(code, line, token, value, file, "CNF", (num_vars, num_clauses))
+    return num_vars, offsets, lits
+
+
+def _drup_arrays(data, file=None):
+    """(kinds, offsets, lits) of DRUP bytes, or raise DimacsError."""
+    code, line, token, value, kinds, offsets, lits = _parser.parse_drup(data)
+    if code:
+        raise _error(code, line, token, value, file, "proof")
+    return kinds, offsets, lits
+
+
+def _model(data, file=None):
+    """The literals of solver output or of a plain literal list."""
+    out = []
+    style = None            # "v" (solver output) or "plain"
+    ended = 0               # line of the terminating 0
+    for n, line in enumerate(data.split(b"\n"), 1):
+        toks = line.split()
+        if not toks or toks[0][:1] == b"c":
+            continue
+        if toks[0] == b"s":
+            status = b" ".join(toks[1:])
+            if status != b"SATISFIABLE":
+                raise DimacsError(f"model: the solver answered {_show(status)}, "
+                                  "not SATISFIABLE: there is no model", file, n)
+            continue
+        if toks[0] == b"v":
+            line_style, toks = "v", toks[1:]
+        else:
+            line_style = "plain"
+        if style is not None and line_style != style:
+            raise DimacsError("model: 'v' lines mixed with plain literal lines", file, n)
+        style = line_style
+        for tok in toks:
+            if ended:
+                raise DimacsError(f"model: {_show(tok)} after the terminating 0 "
+                                  f"(line {ended})", file, n)
+            if not _parse_py._INTEGER.fullmatch(tok):
+                raise DimacsError(f"model: {_show(tok)} is not an integer", file, n)
+            v = int(tok)
+            if v == 0:
+                ended = n
+            else:
+                out.append(v)
+    if style is None:
+        raise DimacsError("model: no literals (expected 'v ... 0' lines or a literal list)",
+                          file)
+    return out
+
+
+def _clauses(offsets, lits):
+    return [lits[offsets[k]:offsets[k + 1]].tolist() for k in range(len(offsets) - 1)]
+
+
+def _check_texts(proof, model):
+    if (proof is None) == (model is None):
+        raise TypeError("give exactly one of proof (an unsat claim) and model (a sat claim)")
+
+
+def _request(cnf, proof, model):
+    num_vars, offsets, lits = cnf
+    request = {"cnf": {"num_vars": num_vars, "clauses": _clauses(offsets, lits)}}
+    if model is not None:
+        request["claim"] = "sat"
+        request["assignment"] = model
+    else:
+        kinds, step_offsets, step_lits = proof
+        steps = _clauses(step_offsets, step_lits)
+        request["claim"] = "unsat"
+        request["proof"] = [{"delete" if kind else "add": step}
+                            for kind, step in zip(kinds, steps)]
+    return request
+
+
+def request_from_dimacs(cnf_text, proof=None, model=None):
+    """The contract request (a dict) for a DIMACS CNF and a DRUP proof or a model.
+
+    Give exactly one of ``proof`` (an unsat claim) and ``model`` (a sat
+    claim).  Raises DimacsError on malformed text.
+    """
+    _check_texts(proof, model)
+    return _request(*_parse_texts(cnf_text, proof, model, None, None, None))
+
+
+def request_from_files(cnf_path, proof_path=None, model_path=None):
+    """request_from_dimacs() on files; gzip-compressed files are read transparently."""
+    _check_texts(proof_path, model_path)
+    return _request(*_parse_files(cnf_path, proof_path, model_path))
+
+
+def _parse_texts(cnf_text, proof, model, cnf_file, proof_file, model_file):
+    cnf = _cnf_arrays(_as_bytes(cnf_text, "CNF"), cnf_file)
+    if model is not None:
+        return cnf, None, _model(_as_bytes(model, "model"), model_file)
+    return cnf, _drup_arrays(_as_bytes(proof, "proof"), proof_file), None
+
+
+def read_file(path):
+    """The bytes of a file, decompressed when they are gzip data."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise DimacsError(f"cannot decompress gzip data: {exc}", os.fspath(path)) from None
+    return data
+
+
+def _parse_files(cnf_path, proof_path, model_path):
+    def name(path):
+        return None if path is None else os.fspath(path)
+    return _parse_texts(
+        read_file(cnf_path),
+        None if proof_path is None else read_file(proof_path),
+        None if model_path is None else read_file(model_path),
+        name(cnf_path), name(proof_path), name(model_path))
+
+
+# -- checking from the arrays --------------------------------------------------
+
+def run_dimacs(cnf_text, proof=None, model=None, *, engine="auto", limits=None):
+    """Check DIMACS/DRUP/model text; return a Report, like run(request_from_dimacs(...)).
+
+    The request is never built as Python lists: the parsed arrays go through
+    the same limits and range rules as SPEC §2 and then to the engine.
+    Raises DimacsError on malformed text and CheckError on a rejected request.
+    """
+    _check_texts(proof, model)
+    return _run(_parse_texts(cnf_text, proof, model, None, None, None), engine, limits)
+
+
+def run_files(cnf_path, proof_path=None, model_path=None, *, engine="auto", limits=None):
+    """run_dimacs() on files (gzip read transparently): the path for big proofs."""
+    _check_texts(proof_path, model_path)
+    return _run(_parse_files(cnf_path, proof_path, model_path), engine, limits)
+
+
+def _run(parsed, engine, limits):
+    limits = _limits(limits)
+    name, module = resolve(engine)
+    return run_validated(_validated(*parsed, limits), name, module, limits)
+
+
+def _validated(cnf, proof, model, limits):
+    """A _validate.Validated from parsed arrays, with SPEC §2's limits and ranges.
+
+    Mirrors ``_validate.validate`` for the requests a DIMACS text can express
+    (the CNF's literal ranges were checked by the parser against the header).
+    """
+    num_vars, offsets, lits = cnf
+    if num_vars > limits.max_vars:
+        raise LimitExceeded("cnf", "/cnf/num_vars",
+                            f"num_vars {num_vars} is over the limit of {limits.max_vars}",
+                            limit="max_vars", max=limits.max_vars, actual=num_vars)
+    m = len(offsets) - 1
+    if m > limits.max_clauses:
+        raise LimitExceeded("cnf", "/cnf/clauses",
+                            f"{m} clauses is over the limit of {limits.max_clauses}",
+                            limit="max_clauses", max=limits.max_clauses, actual=m)
+    if len(lits) > limits.max_total_literals:
+        raise LimitExceeded("cnf", "/cnf/clauses",
+                            f"{len(lits)} CNF literals is over the limit of "
+                            f"{limits.max_total_literals}",
+                            limit="max_total_literals", max=limits.max_total_literals,
+                            actual=len(lits))
+    if model is not None:
+        out = Validated("sat", num_vars, offsets, lits)
+        out.assignment = _assignment(model, limits)
+        return out
+    out = Validated("unsat", num_vars, offsets, lits)
+    _proof(proof, num_vars, limits, out)
+    return out
+
+
+def _proof(proof, num_vars, limits, out):
+    """``_validate._proof`` on arrays: step count, literal bounds, literal count, kinds."""
+    kinds, offsets, lits = proof
+    steps = len(kinds)
+    if steps > limits.max_proof_steps:
+        raise LimitExceeded("proof", "/proof",
+                            f"{steps} proof steps is over the limit of "
+                            f"{limits.max_proof_steps}",
+                            limit="max_proof_steps", max=limits.max_proof_steps,
+                            actual=steps)
+    bound = limits.max_vars
+    if lits and not (-bound <= min(lits) and max(lits) <= bound):
+        # The first literal over max_vars in document order: let the validator
+        # word the error, on that step alone.
+        i = next(i for i, lit in enumerate(lits) if not -bound <= lit <= bound)
+        s = bisect_right(offsets, i) - 1        # offsets[s] <= i < offsets[s + 1]
+        key = "delete" if kinds[s] else "add"
+        literal_array((lits[offsets[s]:offsets[s + 1]].tolist(),), bound, True, "proof",
+                      lambda _, j: pointer("proof", s, key, j), "a proof literal")
+    if len(lits) > limits.max_proof_literals:
+        raise LimitExceeded("proof", "/proof",
+                            f"{len(lits)} proof literals is over the limit of "
+                            f"{limits.max_proof_literals}",
+                            limit="max_proof_literals", max=limits.max_proof_literals,
+                            actual=len(lits))
+    if lits and not (-num_vars <= min(lits) and max(lits) <= num_vars):
+        # Some step mentions a literal outside 1..num_vars (never 0 in DRUP):
+        # classify steps one by one, as _validate._proof does.
+        for s in range(steps):
+            part = lits[offsets[s]:offsets[s + 1]]
+            if part and not (-num_vars <= min(part) and max(part) <= num_vars):
+                kinds[s] = STEP_ADD_OUT_OF_RANGE if kinds[s] == 0 else STEP_DELETE_NO_MATCH
+    out.step_kinds = kinds
+    out.step_offsets = offsets
+    out.step_lits = lits
