@@ -2,13 +2,17 @@
 
 import argparse
 import json
+import os
 import sys
+import time
+from collections import deque
 from importlib import resources
 
 from . import __version__
 from ._check import run
-from ._engine import ENGINES, default_engine
+from ._engine import ENGINES, default_engine, resolve
 from ._jsontext import dumps, loads
+from .dimacs import DimacsError, _parse_files, _run, request_from_files
 from .errors import CheckError, InvalidInput
 from .limits import CEILINGS, Limits
 
@@ -29,6 +33,35 @@ Schemas: `sat-claim-check schema input|output`."""
 EPILOG = """\
 exit status: 0 the claim is valid, 1 it is not, 2 the request was rejected
 (the error object is written on stdout, a human line on stderr)."""
+
+
+REQUEST_DESCRIPTION = """\
+Build the contract's JSON request from a DIMACS CNF and a DRUP proof (an unsat
+claim) or a model (a sat claim), and write it as one compact line; with
+--check, check it at once and write the result instead. Files may be gzip
+compressed. Malformed DIMACS/DRUP/model text: a message naming the file and
+line on stderr, nothing on stdout, exit 2."""
+
+BATCH_DESCRIPTION = """\
+Check JSON Lines: every input line is one request (as for `check`) and gives
+exactly one output line, in input order: the result, or the error object with
+one more key, "line" (the 1-based input line). A line that is blank or not a
+request is rejected like any other malformed request; no line is ever
+dropped, and a bad line never stops the batch. A summary goes to stderr."""
+
+BATCH_EPILOG = """\
+exit status: 0 every claim was valid, 1 some claim was not valid (and no line
+was rejected), 2 some line was rejected."""
+
+
+def jobs_count(text):
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError("--jobs must be >= 0")
+    return number or os.cpu_count() or 1
 
 
 def version_line():
@@ -85,8 +118,44 @@ def build_parser():
                        help="the request as JSON text; - or nothing reads standard input")
     check.add_argument("--pretty", action="store_true",
                        help="indent the JSON output (the default is one compact line)")
+    check.add_argument("--explain", action="store_true",
+                       help="when the claim is not valid, say on stderr why (the failing "
+                            "step, and deletions of reason clauses before it)")
     add_engine_options(check)
     check.set_defaults(handler=command_check)
+
+    request = commands.add_parser(
+        "request", help="build the JSON request from DIMACS and DRUP or model files",
+        description=REQUEST_DESCRIPTION, epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    request.add_argument("--cnf", required=True, metavar="FILE.cnf",
+                         help="the formula, DIMACS CNF (.gz is read transparently)")
+    which = request.add_mutually_exclusive_group(required=True)
+    which.add_argument("--proof", metavar="FILE.drup",
+                       help="a DRUP proof: the claim is unsat")
+    which.add_argument("--model", metavar="FILE",
+                       help="solver output ('s SATISFIABLE', 'v ... 0' lines) or a literal "
+                            "list: the claim is sat")
+    request.add_argument("--check", action="store_true",
+                         help="check the request at once and write the result instead "
+                              "(exit codes as for check)")
+    request.add_argument("--explain", action="store_true",
+                         help="with --check: when the claim is not valid, say on stderr why")
+    request.add_argument("-o", "--output", default="-", metavar="OUT",
+                         help="write to OUT instead of standard output")
+    add_engine_options(request)
+    request.set_defaults(handler=command_request)
+
+    batch = commands.add_parser(
+        "batch", help="check JSON Lines: one request per line, one output line per line",
+        description=BATCH_DESCRIPTION, epilog=BATCH_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    batch.add_argument("file", nargs="?", default="-", metavar="FILE",
+                       help="JSON Lines; - or nothing reads standard input")
+    batch.add_argument("--jobs", "-j", type=jobs_count, default=1, metavar="N",
+                       help="worker processes (default 1; 0 means one per CPU)")
+    add_engine_options(batch)
+    batch.set_defaults(handler=command_batch)
 
     schema = commands.add_parser("schema", help="print the input or output JSON Schema")
     schema.add_argument("which", choices=("input", "output"))
@@ -142,7 +211,244 @@ def command_check(args):
         say(describe_error(err))
         return EXIT_REJECTED
     write_line(dumps(report.result, args.pretty))
+    if args.explain:
+        explain(report, lambda s: request["proof"][s])
     return exit_code(report.result)
+
+
+def command_request(args):
+    try:
+        if args.check:
+            parsed = _parse_files(args.cnf, args.proof, args.model)
+            report = _run(parsed, args.engine, limits_from(args))
+        else:
+            text = dumps(request_from_files(args.cnf, args.proof, args.model))
+    except DimacsError as err:
+        say(str(err))
+        return EXIT_REJECTED
+    except OSError as exc:
+        say(f"cannot read {exc.filename!r}: {exc.strerror or exc}")
+        return EXIT_REJECTED
+    except CheckError as err:
+        out = err.to_dict()
+        code = EXIT_REJECTED
+        say(describe_error(err))
+    else:
+        if not args.check:
+            return write_output(args.output, text, EXIT_VALID)
+        out = report.result
+        code = exit_code(out)
+    code = write_output(args.output, dumps(out), code)
+    if args.check and args.explain and code != EXIT_REJECTED:
+        kinds, offsets, lits = parsed[1] or ((), (), ())
+        explain(report, lambda s: {"delete" if kinds[s] else "add":
+                                   lits[offsets[s]:offsets[s + 1]].tolist()})
+    return code
+
+
+def write_output(name, text, code):
+    if name == "-":
+        write_line(text)
+        return code
+    try:
+        with open(name, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+    except OSError as exc:
+        say(f"cannot write {name!r}: {exc.strerror or exc}")
+        return EXIT_REJECTED
+    return code
+
+
+# -- --explain -----------------------------------------------------------------
+
+def explain(report, step_of):
+    """Say on stderr why a claim is not valid; stdout is left as it is.
+
+    ``step_of(s)`` gives proof step s as a request step ({"add": [...]}).
+    """
+    res = report.result
+    if res["valid"]:
+        return
+    reason, d = res["reason"], res["first_discrepancy"]
+    if d["kind"] == "assignment":
+        say(f"explain: {reason}: assignment literal {d['literal']} at index "
+            f"{d['assignment_index']}" + (f" (see index {d['previous_index']})"
+                                          if "previous_index" in d else ""))
+        return
+    if d["kind"] == "clause":
+        extra = (f"; unassigned: {d['unassigned_literals']}"
+                 if "unassigned_literals" in d else "")
+        say(f"explain: {reason}: clause {d['clause_index']} {d['clause']} is not "
+            f"satisfied by the assignment{extra}")
+        return
+    if d["kind"] == "conclusion":
+        say(f"explain: all {d['step_count']} steps passed but no step added the empty "
+            "clause (a DRUP proof ends with a line '0')")
+        return
+    s = d["step_index"]
+    say(f"explain: step {s} fails: {reason}")
+    say(f"explain:   step {s}: {_step_text(step_of(s))}")
+    if reason == "literal_out_of_range":
+        say(f"explain: the literal {d['literal']} is outside 1..num_vars")
+    elif reason == "deleted_clause_not_found":
+        say("explain: no live clause has this literal set (it was never added, or "
+            "was already deleted)")
+    elif reason == "lemma_not_rup":
+        say("explain: unit propagation on the negated clause over the clauses live at "
+            "this step reaches no conflict")
+        earlier = [t for t in report.reason_deletions if t < s]
+        if not earlier:
+            say("explain: no earlier step deleted a reason clause; the lemma is not "
+                "implied by unit propagation")
+            return
+        say(f"explain: {len(earlier)} earlier step{'s' if len(earlier) != 1 else ''} "
+            "deleted a clause that was the reason of a level-0 (unit-implied) literal:")
+        for t in earlier:
+            say(f"explain:   step {t}: {_step_text(step_of(t))}")
+        say("explain: drat-trim-style checkers ignore deletions of such reason clauses "
+            "and may accept this proof; this contract honours every deletion (SPEC "
+            "§4.2): the level-0 assignment is rebuilt without the deleted clause")
+
+
+def _step_text(step):
+    (key, lits), = step.items()
+    return f"{'d ' if key == 'delete' else ''}{' '.join(map(str, lits))}{' ' if lits else ''}0"
+
+
+# -- batch ---------------------------------------------------------------------
+
+BATCH_CHUNK = 32        # lines per task sent to a worker
+
+
+def check_lines(engine, limits, lines):
+    """Check numbered JSON lines; [(exit code, output text)], in order.
+
+    Runs in the worker processes of ``batch --jobs N`` (module level, so it
+    pickles) and in the main process for one job.
+    """
+    out = []
+    for number, line in lines:
+        try:
+            if not line.strip():
+                raise InvalidInput(None, "", "blank line: every line must hold one "
+                                   "JSON request")
+            result = run(loads(line), engine=engine, limits=limits).result
+        except CheckError as err:
+            error = err.to_dict()
+            error["line"] = number
+            out.append((EXIT_REJECTED, dumps(error)))
+        else:
+            out.append((exit_code(result), dumps(result)))
+    return out
+
+
+def _numbered_lines(stream):
+    """(1-based number, bytes) per line; a final newline ends the last line."""
+    for number, line in enumerate(stream, 1):
+        yield number, line[:-1] if line.endswith(b"\n") else line
+
+
+def _chunks(lines, size):
+    chunk = []
+    for item in lines:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _in_order(executor, fn, chunks, ahead):
+    """executor.map with at most ``ahead`` chunks in flight (bounded memory)."""
+    pending = deque()
+    for chunk in chunks:
+        pending.append(executor.submit(fn, chunk))
+        if len(pending) >= ahead:
+            yield pending.popleft().result()
+    while pending:
+        yield pending.popleft().result()
+
+
+class Progress:
+    """A progress line on stderr, only when stderr is a terminal."""
+
+    def __init__(self, stream, total_bytes):
+        self.enabled = sys.stderr.isatty()
+        self.stream = stream
+        self.total = total_bytes
+        self.last = 0.0
+
+    def update(self, counts):
+        now = time.monotonic()
+        if not self.enabled or now - self.last < 0.2:
+            return
+        self.last = now
+        line = f"{sum(counts)} lines ({counts[0]} valid, {counts[1]} not, {counts[2]} rejected)"
+        if self.total:
+            # The reader runs a few chunks ahead of the writer: close enough.
+            frac = min(1.0, self.stream.tell() / self.total)
+            bar = "#" * int(30 * frac)
+            line = f"[{bar:<30}] {100 * frac:3.0f}% {line}"
+        sys.stderr.write("\r" + line)
+        sys.stderr.flush()
+
+    def close(self):
+        if self.enabled:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+def command_batch(args):
+    limits = limits_from(args)
+    resolve(args.engine)        # an unavailable engine fails before any line
+    try:
+        stream = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")
+    except OSError as exc:
+        say(f"cannot read {args.file!r}: {exc.strerror or exc}")
+        return EXIT_REJECTED
+    try:
+        size = 0 if args.file == "-" else os.fstat(stream.fileno()).st_size
+    except (OSError, ValueError):
+        size = 0
+    counts = [0, 0, 0]      # valid, not valid, rejected
+    progress = Progress(stream, size)
+    start = time.perf_counter()
+    chunks = _chunks(_numbered_lines(stream), BATCH_CHUNK)
+    try:
+        if args.jobs == 1:
+            results = (check_lines(args.engine, limits, chunk) for chunk in chunks)
+            _batch_write(results, counts, progress)
+        else:
+            from concurrent.futures import ProcessPoolExecutor
+            from functools import partial
+            with ProcessPoolExecutor(args.jobs) as executor:
+                results = _in_order(executor, partial(check_lines, args.engine, limits),
+                                    chunks, 4 * args.jobs)
+                _batch_write(results, counts, progress)
+    except OSError as exc:      # a read error in the middle of the input
+        progress.close()
+        say(f"cannot read {args.file!r}: {exc}")
+        return EXIT_REJECTED
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+    progress.close()
+    say(f"batch: {sum(counts)} lines: {counts[0]} valid, {counts[1]} not valid, "
+        f"{counts[2]} rejected ({time.perf_counter() - start:.2f} s)")
+    if counts[2]:
+        return EXIT_REJECTED
+    return EXIT_NOT_VALID if counts[1] else EXIT_VALID
+
+
+def _batch_write(results, counts, progress):
+    out = sys.stdout
+    for chunk in results:
+        for code, text in chunk:
+            counts[code] += 1
+            out.write(text + "\n")
+        out.flush()
+        progress.update(counts)
 
 
 def command_schema(args):
