@@ -1,0 +1,76 @@
+"""Requests from PySAT: solve a formula and certify the answer.
+
+Needs the optional extra ``pip install "sat-claim-check[pysat]"`` (the
+``python-sat`` package).
+
+    >>> from sat_claim_check.pysat import request_from_pysat
+    >>> import sat_claim_check as scc
+    >>> request = request_from_pysat([[1, 2], [-1, 2], [1, -2], [-1, -2]])
+    >>> request["claim"], scc.check(request)["valid"]
+    ('unsat', True)
+
+The proof is the solver's DRUP log (``with_proof=True``, ``get_proof()``);
+solvers that cannot log one (e.g. minisat22) are refused by PySAT itself.
+"""
+
+from .dimacs import _clauses, _drup_arrays
+
+__all__ = ["request_from_pysat", "request_from_solver"]
+
+
+def _clauses_of(formula):
+    """(num_vars, clauses) of a PySAT CNF or a sequence of clauses."""
+    clauses = getattr(formula, "clauses", formula)
+    clauses = [[int(lit) for lit in clause] for clause in clauses]
+    num_vars = max((abs(lit) for clause in clauses for lit in clause), default=0)
+    num_vars = max(num_vars, int(getattr(formula, "nv", 0) or 0))
+    return num_vars, clauses
+
+
+def request_from_pysat(formula, solver_name="glucose3", **solver_options):
+    """Solve ``formula`` with PySAT and return the request certifying the answer.
+
+    ``formula`` is a ``pysat.formula.CNF`` (its ``nv`` gives num_vars when
+    larger than the highest variable used) or a sequence of clauses.  Returns
+    the sat request with the solver's model, or the unsat request with its
+    DRUP proof.  Raises RuntimeError when the solver gives no answer (e.g. an
+    interrupted or budgeted run).  ``solver_options`` go to
+    ``pysat.solvers.Solver``.
+    """
+    from pysat.solvers import Solver
+
+    num_vars, clauses = _clauses_of(formula)
+    with Solver(name=solver_name, bootstrap_with=clauses, with_proof=True,
+                **solver_options) as solver:
+        solver.solve()
+        return request_from_solver(solver, (num_vars, clauses))
+
+
+def request_from_solver(solver, formula):
+    """The request for a PySAT solver that has run ``solve()`` on ``formula``.
+
+    The solver must have been created with ``with_proof=True`` for an unsat
+    answer.  ``formula`` is what the solver was given (a CNF, a clause list,
+    or a ``(num_vars, clauses)`` pair).
+    """
+    if isinstance(formula, tuple) and len(formula) == 2 and isinstance(formula[0], int):
+        num_vars, clauses = formula
+    else:
+        num_vars, clauses = _clauses_of(formula)
+    status = solver.get_status()
+    request = {"cnf": {"num_vars": num_vars, "clauses": [list(c) for c in clauses]}}
+    if status is True:
+        request["claim"] = "sat"
+        request["assignment"] = [lit for lit in solver.get_model() if abs(lit) <= num_vars]
+        return request
+    if status is False:
+        proof = solver.get_proof()
+        if proof is None:
+            raise RuntimeError("the solver kept no proof: create it with with_proof=True")
+        kinds, offsets, lits = _drup_arrays(("\n".join(proof) + "\n").encode("ascii"),
+                                            "<pysat proof>")
+        request["claim"] = "unsat"
+        request["proof"] = [{"delete" if kind else "add": step}
+                            for kind, step in zip(kinds, _clauses(offsets, lits))]
+        return request
+    raise RuntimeError("the solver gave no answer (solve() was interrupted or not run)")
