@@ -27,7 +27,8 @@ def _clauses_of(formula):
     return num_vars, clauses
 
 
-def request_from_pysat(formula, solver_name="glucose3", **solver_options):
+def request_from_pysat(formula, solver_name="glucose3", *, add_empty_clause=True,
+                       **solver_options):
     """Solve ``formula`` with PySAT and return the request certifying the answer.
 
     ``formula`` is a ``pysat.formula.CNF`` (its ``nv`` gives num_vars when
@@ -36,6 +37,12 @@ def request_from_pysat(formula, solver_name="glucose3", **solver_options):
     DRUP proof.  Raises RuntimeError when the solver gives no answer (e.g. an
     interrupted or budgeted run).  ``solver_options`` go to
     ``pysat.solvers.Solver``.
+
+    Some solvers log no final ``0`` when the formula is refuted while it is
+    loaded (glucose on ``[[1], [-1]]`` logs an empty proof); with
+    ``add_empty_clause`` (the default) such a proof gets ``{"add": []}``
+    appended.  The step is checked like any other, so this never makes a
+    wrong answer pass; pass False to get the solver's log exactly.
     """
     from pysat.solvers import Solver
 
@@ -43,15 +50,17 @@ def request_from_pysat(formula, solver_name="glucose3", **solver_options):
     with Solver(name=solver_name, bootstrap_with=clauses, with_proof=True,
                 **solver_options) as solver:
         solver.solve()
-        return request_from_solver(solver, (num_vars, clauses))
+        return request_from_solver(solver, (num_vars, clauses),
+                                   add_empty_clause=add_empty_clause)
 
 
-def request_from_solver(solver, formula):
+def request_from_solver(solver, formula, *, add_empty_clause=True):
     """The request for a PySAT solver that has run ``solve()`` on ``formula``.
 
     The solver must have been created with ``with_proof=True`` for an unsat
     answer.  ``formula`` is what the solver was given (a CNF, a clause list,
-    or a ``(num_vars, clauses)`` pair).
+    or a ``(num_vars, clauses)`` pair).  ``add_empty_clause``: as for
+    ``request_from_pysat``.
     """
     if isinstance(formula, tuple) and len(formula) == 2 and isinstance(formula[0], int):
         num_vars, clauses = formula
@@ -72,5 +81,7 @@ def request_from_solver(solver, formula):
         request["claim"] = "unsat"
         request["proof"] = [{"delete" if kind else "add": step}
                             for kind, step in zip(kinds, _clauses(offsets, lits))]
+        if add_empty_clause and {"add": []} not in request["proof"]:
+            request["proof"].append({"add": []})
         return request
     raise RuntimeError("the solver gave no answer (solve() was interrupted or not run)")

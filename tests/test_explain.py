@@ -1,0 +1,94 @@
+"""--explain: why a claim failed, on stderr; stdout stays the contract's result."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from sat_claim_check._jsontext import dumps
+
+PREFIX = "sat-claim-check: explain: "
+
+
+def cli(*args):
+    proc = subprocess.run([sys.executable, "-m", "sat_claim_check", *args],
+                          capture_output=True, timeout=120)
+    return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
+
+
+def instance(corpus, prefix):
+    index = json.loads((corpus / "index.json").read_text())
+    entry = next(i for i in index["instances"] if i["name"].startswith(prefix))
+    expected = next(json.loads(line) for line in
+                    (corpus / "expected.jsonl").read_text().splitlines()
+                    if json.loads(line)["name"] == entry["name"])
+    return entry, expected
+
+
+@pytest.mark.parametrize("prefix", ["c011-", "c010-"])
+@pytest.mark.parametrize("how", ["check", "request"])
+def test_reason_deletions_are_listed(corpus, prefix, how):
+    entry, expected = instance(corpus, prefix)
+    cnf, drup, req = (corpus / entry["files"][k] for k in ("cnf", "drup", "json"))
+    if how == "check":
+        code, out, err = cli("check", str(req), "--explain")
+    else:
+        code, out, err = cli("request", "--cnf", str(cnf), "--proof", str(drup), "--check",
+                             "--explain")
+    assert code == 1
+    assert out == dumps(expected["result"]) + "\n"
+
+    # One DRUP line per step in the corpus files, so step s is line s + 1.
+    steps = drup.read_text().splitlines()
+    failing = entry["strict"]["first_discrepancy"]["step_index"]
+    lines = err.splitlines()
+    assert lines[0] == f"{PREFIX}step {failing} fails: lemma_not_rup"
+    assert lines[1] == f"{PREFIX}  step {failing}: {steps[failing]}"
+    listed = [line[len(PREFIX):].strip() for line in lines[4:]
+              if line.startswith(PREFIX + "  step ")]
+    assert len(listed) == entry["strict"]["del_reason"] > 0
+    for item in listed:
+        number, text = item[len("step "):].split(": ")
+        assert int(number) < failing
+        assert text == steps[int(number)]
+        assert text.startswith("d ")
+    assert "drat-trim-style checkers ignore" in err
+    assert "this contract honours every deletion" in err
+
+
+def test_no_reason_deletions_said_plainly(corpus):
+    entry, _ = instance(corpus, "c005-")     # lemma_not_rup without reason deletions
+    assert entry["strict"]["del_reason"] == 0
+    code, _, err = cli("check", str(corpus / entry["files"]["json"]), "--explain")
+    assert code == 1
+    assert "no earlier step deleted a reason clause" in err
+    assert "drat-trim" not in err
+
+
+def test_valid_claims_explain_nothing(corpus):
+    entry, expected = instance(corpus, "c000-")
+    code, out, err = cli("check", str(corpus / entry["files"]["json"]), "--explain")
+    assert (code, out, err) == (0, dumps(expected["result"]) + "\n", "")
+
+
+def test_other_reasons(tmp_path):
+    cases = [
+        ({"cnf": {"num_vars": 1, "clauses": [[1], [-1]]}, "claim": "unsat",
+          "proof": [{"add": [1, 7]}]}, "the literal 7 is outside 1..num_vars"),
+        ({"cnf": {"num_vars": 1, "clauses": [[1]]}, "claim": "unsat",
+          "proof": [{"delete": [-1]}]}, "step 0: d -1 0"),
+        ({"cnf": {"num_vars": 1, "clauses": [[1]]}, "claim": "unsat", "proof": []},
+         "no step added the empty clause"),
+        ({"cnf": {"num_vars": 2, "clauses": [[1, 2]]}, "claim": "sat", "assignment": [-1]},
+         "clause 0 [1, 2] is not satisfied by the assignment; unassigned: [2]"),
+        ({"cnf": {"num_vars": 2, "clauses": [[1, 2]]}, "claim": "sat", "assignment": [1, -1]},
+         "conflicting_assignment: assignment literal -1 at index 1 (see index 0)"),
+    ]
+    for request, phrase in cases:
+        path = tmp_path / "r.json"
+        path.write_text(json.dumps(request))
+        code, out, err = cli("check", str(path), "--explain")
+        assert code == 1
+        assert json.loads(out)["valid"] is False
+        assert phrase in err, err
