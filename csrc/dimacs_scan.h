@@ -55,8 +55,15 @@ typedef struct {
     int64_t value;          /* the offending value, or the clause count */
 } scc_scan_t;
 
+/* 1 for the ASCII whitespace of bytes.split(): \t \n \v \f \r and space. */
+static const unsigned char scc_space_table[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1,
+};
+
 static inline int scc_is_space(unsigned char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+    return scc_space_table[c];
 }
 
 /* Grow *buf to hold at least need items of size elem.  Returns 0, or -1 when
