@@ -123,18 +123,22 @@ def test_valid_results(engine):
 
 def test_check_is_run_result(engine):
     request = unsat(2, [[1, 2]], [{"add": [1]}])
-    assert scc.check(request, engine=engine) == scc.run(request, engine=engine).result
+    checked = assert_result(scc.check(request, engine=engine))
+    assert checked == scc.run(request, engine=engine).result
 
 
 def test_report_fields(engine):
     report = scc.run(sat(1, [[1]], [1]), engine=engine)
+    assert_result(report.result)
     assert (report.work, report.engine, report.reason_deletions) == (0, engine, ())
     report = scc.run(unsat(1, [[1], [-1]], [{"add": []}]), engine=engine)
-    assert report.engine == engine
+    assert_result(report.result)
+    assert (report.work, report.engine, report.reason_deletions) == (1, engine, ())
 
 
 def test_auto_engine_names_the_engine_that_ran():
     report = scc.run(unsat(1, [[1], [-1]], [{"add": []}]))
+    assert_result(report.result)
     assert report.engine in ("compiled", "reference")
     assert report.result == result(claim="unsat", steps=1)
 
@@ -159,4 +163,5 @@ def test_error_is_raised_not_returned(engine):
 
 
 def test_reference_version_constant(engine):
-    assert scc.check(sat(0, [], []), engine=engine)["reference_version"] == REFERENCE_VERSION
+    r = assert_result(scc.check(sat(0, [], []), engine=engine))
+    assert r["reference_version"] == REFERENCE_VERSION
