@@ -71,13 +71,20 @@ def pointer(*parts):
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
+def number_text(v):
+    """An int for a message; very long ones are summarized (str() refuses them)."""
+    if v.bit_length() > 3000:
+        return f"{'-' if v < 0 else ''}(an integer of about {int(v.bit_length() * 0.30103)} digits)"
+    return str(v)
+
+
 def type_name(x):
     if x is None:
         return "null"
     if isinstance(x, bool):
         return "a boolean"
     if isinstance(x, (int, float)):
-        return f"the number {x!r}"
+        return f"the number {number_text(x) if isinstance(x, int) else repr(x)}"
     if isinstance(x, str):
         return "a string"
     if is_array(x):
@@ -139,7 +146,7 @@ def _literal_array_slow(items_list, bound, zero_ok, field, path_of, what):
                                    f"{what} must be an integer, got {type_name(x)}")
             if not low <= abs(v) <= bound:
                 raise InvalidInput(field, path_of(i, j),
-                                   f"{what} {v} is out of range: |l| must be in {low}..{bound}")
+                                   f"{what} {number_text(v)} is out of range: |l| must be in {low}..{bound}")
             lits.append(v)
     return lits
 
@@ -206,10 +213,10 @@ def _cnf(cnf, limits):
         raise InvalidInput("cnf", "/cnf/num_vars",
                            f"num_vars must be an integer, got {type_name(raw)}")
     if num_vars < 0:
-        raise InvalidInput("cnf", "/cnf/num_vars", f"num_vars must be >= 0, got {num_vars}")
+        raise InvalidInput("cnf", "/cnf/num_vars", f"num_vars must be >= 0, got {number_text(num_vars)}")
     if num_vars > limits.max_vars:
         raise LimitExceeded("cnf", "/cnf/num_vars",
-                            f"num_vars {num_vars} is over the limit of {limits.max_vars}",
+                            f"num_vars {number_text(num_vars)} is over the limit of {limits.max_vars}",
                             limit="max_vars", max=limits.max_vars, actual=num_vars)
 
     clauses = cnf["clauses"]
