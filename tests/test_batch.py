@@ -28,12 +28,6 @@ def run_batch(data, *args):
     return proc.returncode, proc.stdout.decode().splitlines(), proc.stderr.decode()
 
 
-def expected_line(obj, number=None):
-    if isinstance(obj, dict) and "cnf" in obj:
-        return dumps(scc.check(obj))
-    return obj
-
-
 MIXED = [
     line_of(UNSAT_VALID),
     "",                                     # a blank line: rejected, never dropped
