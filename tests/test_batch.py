@@ -24,7 +24,7 @@ def line_of(request):
 
 def run_batch(data, *args):
     proc = subprocess.run([sys.executable, "-m", "sat_claim_check", "batch", *args],
-                          input=data, capture_output=True, timeout=60)
+                          input=data, capture_output=True, timeout=60, check=False)
     return proc.returncode, proc.stdout.decode().splitlines(), proc.stderr.decode()
 
 

@@ -14,7 +14,8 @@ import pytest
 
 import sat_claim_check as scc
 from sat_claim_check import dimacs
-from sat_claim_check._parse_py import parse_cnf as py_parse_cnf, parse_drup as py_parse_drup
+from sat_claim_check._parse_py import parse_cnf as py_parse_cnf
+from sat_claim_check._parse_py import parse_drup as py_parse_drup
 from sat_claim_check.dimacs import (
     DimacsError,
     request_from_dimacs,
@@ -61,8 +62,7 @@ def test_str_and_bytes_give_the_same_request(parser):
     ("p cnf 3 2\n1 0\n2\nc x\n3\n", 3, "no terminating 0"),
     ("c x\np cnf 2 3\n1 0\n2 0\n", 2, "CNF: the header declares 3 clauses but the formula has 2"),
     ("p cnf 2 1\n1 0\n2 0\n", 1, "declares 1 clauses but the formula has 2"),
-    ("p cnf 2 1\n1 -3 0\n", 2, "CNF: the literal -3 is out of range: the header declares 2 "
-                               "variables"),
+    ("p cnf 2 1\n1 -3 0\n", 2, "CNF: the literal -3 is out of range: the header declares 2"),
     ("1 2 0\np cnf 2 1\n", 1, "CNF: a clause before the 'p cnf' header"),
     ("", 1, "CNF: no 'p cnf VARIABLES CLAUSES' header"),
     ("c only a comment\n", 1, "no 'p cnf"),
@@ -236,7 +236,10 @@ def test_run_dimacs_equals_check_of_the_request(engine, cnf, proof, model, limit
 def test_the_limit_cases_cover_every_outcome():
     kinds = set()
     for cnf, proof, model, limits in LIMIT_CASES:
-        kind, obj = outcome(lambda: run_dimacs(cnf, proof, model, limits=limits))[:2]
+        try:
+            obj = run_dimacs(cnf, proof, model, limits=limits).result
+        except scc.CheckError as err:
+            obj = err.to_dict()
         kinds.add(obj.get("limit") or obj.get("error") or obj["reason"])
     assert kinds >= {"max_vars", "max_clauses", "max_total_literals", "max_proof_steps",
                      "max_proof_literals", "max_propagation_work", "max_assignment_literals",

@@ -13,7 +13,7 @@ PREFIX = "sat-claim-check: explain: "
 
 def cli(*args):
     proc = subprocess.run([sys.executable, "-m", "sat_claim_check", *args],
-                          capture_output=True, timeout=120)
+                          capture_output=True, timeout=120, check=False)
     return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
 
 

@@ -7,7 +7,7 @@ import sat_claim_check as scc
 pysat_solvers = pytest.importorskip("pysat.solvers")
 pysat_formula = pytest.importorskip("pysat.formula")
 
-from sat_claim_check.pysat import request_from_pysat, request_from_solver  # noqa: E402
+from sat_claim_check.pysat import request_from_pysat, request_from_solver
 
 
 def pigeons(n):
@@ -74,9 +74,9 @@ def test_request_from_a_solver_run_by_the_caller():
 
 def test_a_solver_without_an_answer_is_refused():
     with pysat_solvers.Solver(name="glucose3", bootstrap_with=[[1]],
-                              with_proof=True) as solver:
-        with pytest.raises(RuntimeError, match="no answer"):
-            request_from_solver(solver, [[1]])
+                              with_proof=True) as solver, \
+            pytest.raises(RuntimeError, match="no answer"):
+        request_from_solver(solver, [[1]])
 
 
 # PySAT's Minisat22 object fails in __del__ after refusing with_proof.

@@ -80,7 +80,8 @@ cdef tuple _scan(data, int is_cnf):
 
 
 def parse_cnf(data):
-    """DIMACS CNF bytes -> (code, line, token, value, num_vars, num_clauses, offsets, lits)."""
+    """DIMACS CNF bytes -> (code, line, token, value, num_vars, num_clauses,
+    offsets, lits)."""
     return _scan(data, 1)
 
 

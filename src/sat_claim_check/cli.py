@@ -403,7 +403,7 @@ def command_batch(args):
     limits = limits_from(args)
     resolve(args.engine)        # an unavailable engine fails before any line
     try:
-        stream = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")
+        stream = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")  # noqa: SIM115
     except OSError as exc:
         say(f"cannot read {args.file!r}: {exc.strerror or exc}")
         return EXIT_REJECTED
