@@ -306,8 +306,8 @@ def explain(report, step_of):
         for t in earlier:
             say(f"explain:   step {t}: {_step_text(step_of(t))}")
         say("explain: drat-trim-style checkers ignore deletions of such reason clauses "
-            "and may accept this proof; this contract honours every deletion (SPEC "
-            "§4.2): the level-0 assignment is rebuilt without the deleted clause")
+            "and may accept this proof; this checker honours every deletion "
+            "(docs/semantics.md): the level-0 assignment is rebuilt without the deleted clause")
 
 
 def _step_text(step):
