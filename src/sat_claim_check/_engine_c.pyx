@@ -111,6 +111,8 @@ cdef inline lit_t _encode(int lit) noexcept nogil:
 cdef const int[::1] _int_buffer(object obj, str name) except *:
     """A contiguous buffer of C ints; a list or tuple of ints is copied first."""
     cdef const int[::1] view
+    if obj is None:                     # a typed memoryview would take None
+        raise TypeError(f"{name} must be a contiguous buffer of C ints, not None")
     if isinstance(obj, (list, tuple)):
         try:
             obj = array("i", obj)
@@ -158,7 +160,7 @@ cdef class Kernel:
         self._max_work = _as_int(max_work, "max_work")
         self._clause_offsets = _int_buffer(clause_offsets, "clause_offsets")
         self._clause_lits = _int_buffer(clause_lits, "clause_lits")
-        if isinstance(step_kinds, (list, tuple)):
+        if step_kinds is None or isinstance(step_kinds, (list, tuple)):
             step_kinds = _int_buffer(step_kinds, "step_kinds")
         try:
             self._kinds_b = step_kinds
@@ -419,7 +421,7 @@ cdef class Kernel:
         cdef Py_ssize_t n
         cdef lit_t* out
         cdef int32_t k, slot, g
-        cdef bint tautology
+        cdef bint tautology, rup
         cdef cref_t cid
         if kind == STEP_ADD_OUT_OF_RANGE:
             return STATUS_LITERAL_OUT_OF_RANGE
@@ -442,7 +444,12 @@ cdef class Kernel:
         # An add: its distinct literals go where _commit() will store them.
         out = self.arena + self.arena_len + 2
         k = self._distinct(given, n, out, &tautology)
-        if not self._is_rup(out, k, tautology):
+        rup = self._is_rup(out, k, tautology)
+        if self.work > self.max_work:
+            # The cap passed inside the RUP check: the run ends at this step (SPEC
+            # §4.3), so attaching the lemma would only add work nobody reports.
+            return STATUS_WORK_LIMIT
+        if not rup:
             return STATUS_LEMMA_NOT_RUP
         cid = self._commit(k, tautology)
         self._attach(cid)

@@ -1,0 +1,401 @@
+"""The compiled Kernel against the reference Kernel, on the flat arrays.
+
+Generated requests (mostly valid DRUP proofs from proofgen, and mutations of
+them) must give the same run() tuple and the same reason_deletions on both
+kernels, also with the work cap on both sides of each case's counter.  The
+compiled entry point must reject garbage with an exception, never crash; and
+run() must release the GIL.
+"""
+
+import importlib
+import random
+import sys
+import threading
+from array import array
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import proofgen
+from sat_claim_check import _engine_py as ref
+
+pytestmark = pytest.mark.compiled
+
+BIG = 10 ** 12          # a cap no generated case reaches
+
+# The default run checks CHUNKS * PER_CHUNK generated cases.
+CHUNKS = 8
+PER_CHUNK = 150
+
+
+@pytest.fixture(scope="module")
+def comp():
+    """The compiled module; a missing extension is an error, not a skip."""
+    return importlib.import_module("sat_claim_check._engine_c")
+
+
+def run_both(comp, flat, max_work=BIG):
+    kr = ref.Kernel(*flat, max_work)
+    kc = comp.Kernel(*flat, max_work)
+    return kr.run(), list(kr.reason_deletions), kc.run(), list(kc.reason_deletions)
+
+
+def assert_agree(comp, flat, max_work=BIG, context=None):
+    """Same outcome; same work too, except on WORK_LIMIT (the compiled kernel may
+    stop inside the step, before the reference's end-of-step check)."""
+    r, rd, c, cd = run_both(comp, flat, max_work)
+    if r[0] == ref.STATUS_WORK_LIMIT:
+        assert c[:3] == r[:3], context
+        assert max_work < c[3] <= r[3], context
+    else:
+        assert c == r, context
+    assert cd == rd, context
+    return r
+
+
+def check_case(comp, flat, rng, context=None):
+    """Agreement without a cap, then with caps around the reference's counter."""
+    r = assert_agree(comp, flat, BIG, context)
+    work = r[3]
+    # At the final counter the reference does not stop, and neither may the
+    # compiled kernel; just below it both stop at the same step.
+    for cap in {work, work + 1}:
+        kc = comp.Kernel(*flat, cap)
+        assert kc.run() == r, (context, cap)
+    if work > 0:
+        assert_agree(comp, flat, work - 1, context)
+        assert_agree(comp, flat, rng.randrange(work), context)
+
+
+# -- the two modules ------------------------------------------------------------------
+
+
+def test_constants_agree(comp):
+    names = [n for n in dir(ref) if n.startswith(("STEP_", "STATUS_"))]
+    assert len(names) == 10
+    for name in names:
+        assert getattr(comp, name) == getattr(ref, name), name
+        assert type(getattr(comp, name)) is int, name
+
+
+# -- hand-made cases -------------------------------------------------------------------
+
+
+def flat_of(num_vars, clauses, proof):
+    return proofgen.to_flat({"cnf": {"num_vars": num_vars, "clauses": clauses},
+                             "claim": "unsat", "proof": proof})
+
+
+HAND_MADE = {
+    # SPEC §6
+    "example-1": (1, [[1], [-1]], [{"add": []}]),
+    "example-2": (2, [[1, 2]], [{"add": [1]}]),
+    "no-steps": (2, [[1, 2]], []),
+    "empty-in-cnf": (1, [[1], []], []),
+    "empty-cnf": (0, [], [{"add": []}]),
+    # deletes match literal sets: highest id first, order and repeats ignored
+    "delete-set": (3, [[1, 2], [2, 1, 1], [1, 2]],
+                   [{"delete": [2, 1]}, {"delete": [1, 1, 2]}, {"delete": [2, 1, 2]},
+                    {"delete": [1, 2]}]),
+    "delete-absent": (3, [[1, 2]], [{"delete": [1, 3]}]),
+    "delete-out-of-range": (3, [[1, 2]], [{"delete": [1, 4]}]),
+    "delete-zero": (3, [[1, 2]], [{"delete": [0]}]),
+    "add-out-of-range": (3, [[1, 2]], [{"add": [1, -7]}]),
+    "tautology-is-rup": (2, [[1, 2]], [{"add": [1, -1]}, {"delete": [-1, 1]}]),
+    # rebuilds: a level-0 reason, the conflict, the last empty clause
+    "delete-reason": (3, [[1], [-1, 2], [-2, 3], [-3]],
+                      [{"delete": [-1, 2]}, {"add": []}]),
+    "delete-unit-reason": (2, [[1], [-1, 2], [-2]],
+                           [{"delete": [1]}, {"add": [2]}, {"add": []}]),
+    "delete-conflict": (2, [[1], [-1]], [{"delete": [-1]}, {"add": [1]}, {"add": []}]),
+    "delete-last-empty": (2, [[], [1, 2], [-1]],
+                          [{"add": [1]}, {"delete": []}, {"add": [2]}, {"add": [1]}]),
+    "after-empty": (2, [[1], [-1]],
+                    [{"add": []}, {"add": [2]}, {"delete": [1]}, {"add": [-2, 1]}]),
+    "steps-after-empty-fail": (2, [[1], [-1]], [{"add": []}, {"delete": [2]}]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HAND_MADE))
+def test_hand_made(comp, name):
+    flat = flat_of(*HAND_MADE[name])
+    check_case(comp, flat, random.Random(name), name)
+
+
+def test_delete_takes_the_highest_id(comp):
+    # The second [1, 2] (id 2) goes first; the reason check then sees id 0 left.
+    flat = flat_of(3, [[1, 2], [3], [2, 1]], [{"delete": [1, 2]}, {"delete": [2, 1]},
+                                               {"delete": [1, 2]}])
+    r, _, c, _ = run_both(comp, flat)
+    assert r == c == (ref.STATUS_DELETED_CLAUSE_NOT_FOUND, 2, 2, 1)
+
+
+def test_initial_build_passes_the_cap(comp):
+    n, clauses = proofgen.chain(20)
+    flat = flat_of(n, clauses, [{"add": []}])
+    r, _, c, _ = run_both(comp, flat, 5)
+    assert r[:3] == c[:3] == (ref.STATUS_WORK_LIMIT, -1, 0)
+
+
+def test_reason_deletions_are_listed(comp):
+    flat = flat_of(*HAND_MADE["delete-reason"])
+    r, rd, c, cd = run_both(comp, flat)
+    assert rd == cd == [0]
+
+
+def test_corpus_like_chain(comp):
+    n, clauses = proofgen.chain(300)
+    proof = [{"add": [-1, n]} for _ in range(20)] + [{"add": []}]
+    check_case(comp, flat_of(n, clauses[:-1], proof), random.Random(0))
+
+
+# -- generated cases ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_generated_agreement(comp, chunk):
+    rng = random.Random(f"caps-{chunk}")
+    for i, request in enumerate(proofgen.cases(f"kernel-{chunk}", PER_CHUNK)):
+        check_case(comp, proofgen.to_flat(request), rng, (chunk, i))
+
+
+def test_generators_mostly_prove(comp):
+    """The CDCL generator's unsat proofs are valid: the generator is worth its name."""
+    rng = random.Random(11)
+    proved = valid = 0
+    for _ in range(150):
+        n, clauses = proofgen.random_cnf(rng)
+        proof, verdict = proofgen.cdcl_proof(n, clauses, rng)
+        if verdict:
+            proved += 1
+            flat = flat_of(n, clauses, proof)
+            valid += comp.Kernel(*flat, BIG).run()[0] == comp.STATUS_VALID
+    assert proved >= 50
+    assert valid == proved
+
+
+@pytest.mark.parametrize("kind", proofgen.MUTATIONS)
+def test_each_mutation(comp, kind):
+    rng = random.Random(kind)
+    for _ in range(25):
+        request = proofgen.mutate(proofgen.random_request(rng), rng, kind)
+        check_case(comp, proofgen.to_flat(request), rng, kind)
+
+
+@pytest.mark.fuzz
+def test_agreement_campaign(comp):
+    rng = random.Random("campaign")
+    for i, request in enumerate(proofgen.cases("campaign", 20000)):
+        check_case(comp, proofgen.to_flat(request), rng, i)
+
+
+# -- input types ---------------------------------------------------------------------------
+
+
+def test_accepts_buffers_and_sequences(comp):
+    n, co, cl, kinds, so, sl = flat_of(*HAND_MADE["delete-reason"])
+    expected = comp.Kernel(n, co, cl, kinds, so, sl, BIG).run()
+    wide = array("i", kinds)
+    variants = [
+        (n, co, cl, wide, so, sl),
+        (n, list(co), list(cl), list(kinds), list(so), list(sl)),
+        (n, tuple(co), tuple(cl), tuple(kinds), tuple(so), tuple(sl)),
+        (n, memoryview(co), memoryview(cl), memoryview(kinds), memoryview(so), memoryview(sl)),
+    ]
+    for args in variants:
+        assert comp.Kernel(*args, BIG).run() == expected
+        assert ref.Kernel(*args, BIG).run() == expected
+
+
+def test_run_twice_gives_the_same_answer(comp):
+    flat = flat_of(*HAND_MADE["delete-reason"])
+    k = comp.Kernel(*flat, BIG)
+    first = k.run()
+    assert k.run() == first
+    assert k.reason_deletions == [0]
+
+
+@pytest.mark.parametrize("args, error", [
+    ((-1, [0], [], [], [0], [], 0), ValueError),                    # num_vars < 0
+    ((2 ** 31, [0], [], [], [0], [], 0), ValueError),               # num_vars too big
+    ((1, [0], [], [], [0], [], -1), ValueError),                    # max_work < 0
+    ((1, [], [], [], [0], [], 0), ValueError),                      # no offsets
+    ((1, [1], [], [], [0], [], 0), ValueError),                     # not starting at 0
+    ((1, [0, 2, 1], [1, 1], [], [0], [], 0), ValueError),           # decreasing
+    ((1, [0, 1], [1, 1], [], [0], [], 0), ValueError),              # not ending at len
+    ((1, [0, 1], [2], [], [0], [], 0), ValueError),                 # clause literal range
+    ((1, [0, 1], [0], [], [0], [], 0), ValueError),                 # clause literal 0
+    ((1, [0, 1], [-2 ** 31], [], [0], [], 0), ValueError),          # INT_MIN
+    ((1, [0], [], [4], [0, 0], [], 0), ValueError),                 # kind out of range
+    ((1, [0], [], [-1], [0, 0], [], 0), ValueError),
+    ((1, [0], [], [0], [0, 1], [2], 0), ValueError),                # add literal range
+    ((1, [0], [], [1], [0, 1], [0], 0), ValueError),                # delete literal 0
+    ((1, [0], [], [0, 0], [0, 0], [], 0), ValueError),              # kinds vs offsets
+    ((1, [0], [], [], [0], [2 ** 40], 0), ValueError),              # not a C int
+    ((1.5, [0], [], [], [0], [], 0), TypeError),
+    ((1, [0], [], [], [0], [], "9"), TypeError),
+    ((1, None, [], [], [0], [], 0), TypeError),
+    ((1, array("d", [0]), [], [], [0], [], 0), TypeError),
+    ((1, array("q", [0]), [], [], [0], [], 0), TypeError),
+    ((1, [0], [], b"\x00", [0, 0], [], 0), TypeError),              # unsigned bytes
+    ((1, [0], ["1"], [], [0], [], 0), TypeError),
+])
+def test_entry_guard(comp, args, error):
+    with pytest.raises(error):
+        comp.Kernel(*args).run()
+
+
+def test_out_of_range_literals_of_other_kinds_are_not_read(comp):
+    # STEP_ADD_OUT_OF_RANGE / STEP_DELETE_NO_MATCH steps may hold anything.
+    flat = (1, array("i", [0]), array("i"), array("b", [3, 2]), array("i", [0, 1, 2]),
+            array("i", [-2 ** 31, 0]))
+    r, _, c, _ = run_both(comp, flat)
+    assert r == c == (ref.STATUS_DELETED_CLAUSE_NOT_FOUND, 0, 0, 0)
+
+
+_ints = st.one_of(st.integers(-6, 6), st.integers(-2 ** 31, 2 ** 31 - 1))
+_int_lists = st.lists(_ints, max_size=12)
+
+
+def _container(draw, values, fmt="i"):
+    kind = draw(st.sampled_from(["array", "list", "tuple", "double", "bytes", "none"]))
+    if kind == "array":
+        return array(fmt, values)
+    if kind == "list":
+        return list(values)
+    if kind == "tuple":
+        return tuple(values)
+    if kind == "double":
+        return array("d", values)
+    if kind == "bytes":
+        return bytes(v & 0xFF for v in values)
+    return None
+
+
+@st.composite
+def garbage(draw):
+    """Kernel arguments: a generated case with some fields replaced by junk."""
+    seed = draw(st.integers(0, 2 ** 32))
+    request = proofgen.case(random.Random(seed))
+    n, co, cl, kinds, so, sl = proofgen.to_flat(request)
+    args = [n, co, cl, kinds, so, sl, draw(st.integers(0, 2000))]
+    for i in draw(st.lists(st.integers(0, 6), max_size=3)):
+        if i == 0:
+            args[0] = draw(st.one_of(st.integers(-3, 40), st.sampled_from(
+                [2 ** 31, 2 ** 63, -2 ** 63, 1 << 80])))
+        elif i == 6:
+            args[6] = draw(st.one_of(st.integers(-3, 50), st.sampled_from(
+                [2 ** 63 - 1, 2 ** 63, 1 << 80, -(1 << 80)])))
+        elif i == 3:
+            values = draw(st.lists(st.integers(-3, 6), max_size=len(kinds) + 2))
+            args[3] = _container(draw, values, draw(st.sampled_from("bi")))
+        else:
+            values = [int(v) for v in args[i]] if args[i] is not None else []
+            op = draw(st.sampled_from(["replace", "append", "drop", "poke"]))
+            if op == "replace":
+                values = draw(_int_lists)
+            elif op == "append":
+                values.append(draw(_ints))
+            elif op == "drop" and values:
+                values.pop(draw(st.integers(0, len(values) - 1)))
+            elif op == "poke" and values:
+                values[draw(st.integers(0, len(values) - 1))] = draw(_ints)
+            args[i] = _container(draw, values)
+    return args
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(args=garbage())
+def test_garbage_never_crashes(comp, args):
+    try:
+        kc = comp.Kernel(*args)
+        result = kc.run()
+    except (ValueError, TypeError, MemoryError):
+        return
+    # It ran: the inputs were well formed, so the reference agrees.
+    kr = ref.Kernel(*[list(a) if not isinstance(a, int) else a for a in args])
+    expected = kr.run()
+    if expected[0] == ref.STATUS_WORK_LIMIT:
+        assert result[:3] == expected[:3]
+    else:
+        assert result == expected
+    assert kc.reason_deletions == kr.reason_deletions
+
+
+# -- threads -------------------------------------------------------------------------------
+
+
+def heavy_case(length=4000, lemmas=1500):
+    """Each lemma propagates the whole implication chain (and is deleted again, so
+    the next one does too): about 4 * length * lemmas work."""
+    n, clauses = proofgen.chain(length, closed=False)
+    clauses = clauses[1:]                               # no unit: nothing at level 0
+    proof = [{"add": [-1, n]}, {"delete": [n, -1]}] * lemmas
+    return flat_of(n, clauses, proof)
+
+
+def test_run_releases_the_gil(comp):
+    """With forced thread switches off, the main thread can run while a worker is
+    inside run() only if run() released the GIL."""
+    k = comp.Kernel(*heavy_case(), BIG)
+    started = threading.Event()
+    results = []
+
+    def worker():
+        started.set()
+        results.append(k.run())
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1000.0)
+    try:
+        thread = threading.Thread(target=worker)
+        thread.start()
+        started.wait()
+        # The worker keeps the GIL until run() releases it; so either it is inside
+        # the nogil block now, or (GIL held throughout) it has already finished.
+        inside = not results
+        thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert inside
+    assert results[0][0] == comp.STATUS_EMPTY_CLAUSE_NOT_DERIVED
+
+
+def test_threads_agree_with_sequential(comp):
+    flats = [proofgen.to_flat(r) for r in proofgen.cases("threads", 200)]
+    flats.append(heavy_case(1000, 20))
+
+    def run(flat):
+        k = comp.Kernel(*flat, BIG)
+        return k.run(), k.reason_deletions
+
+    expected = [run(f) for f in flats]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        assert list(pool.map(run, flats * 3)) == expected * 3
+
+
+def test_one_kernel_refuses_a_second_concurrent_run(comp):
+    k = comp.Kernel(*heavy_case(), BIG)
+    started = threading.Event()
+    errors = []
+
+    def worker():
+        started.set()
+        k.run()
+
+    thread = threading.Thread(target=worker)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1000.0)
+    try:
+        thread.start()
+        started.wait()
+        try:
+            k.run()
+        except RuntimeError as exc:
+            errors.append(exc)
+        thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors
