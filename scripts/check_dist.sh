@@ -97,6 +97,8 @@ step() {
         STATUS[$name]=PASS
         SUMMARY+=("PASS  $name (${t}s)")
         printf 'PASS  %s (%ss)\n' "$name" "$t"
+        # For the test steps, pytest's closing line.
+        grep -E '^[0-9]+ passed' "$WORK/logs/$name.log" | tail -n 1 | sed 's/^/      pytest: /' || true
     else
         STATUS[$name]=FAIL
         FAILED=1
