@@ -12,7 +12,6 @@
 
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* Below this size an insertion sort beats qsort's indirect calls. */
 #define SCC_INSERTION_SORT_MAX 24
@@ -52,19 +51,23 @@ static inline uint64_t scc_mix64(uint64_t x)
     return x;
 }
 
-/* Hash of n sorted distinct literals (the set, with its size). */
+/* Hash of n sorted distinct literals (the set, with its size): one multiply
+ * per literal, then a full mix, since the table uses the low bits. */
 static inline uint64_t scc_hash_lits(const int32_t *a, int32_t n)
 {
     uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uint32_t)n;
     for (int32_t i = 0; i < n; i++)
-        h = scc_mix64(h + (uint64_t)(uint32_t)a[i]);
+        h = (h ^ (uint64_t)(uint32_t)a[i]) * 0x100000001b3ULL;
     return scc_mix64(h);
 }
 
 /* 1 when the n literals at a and at b are equal, element by element. */
 static inline int scc_lits_equal(const int32_t *a, const int32_t *b, int32_t n)
 {
-    return n == 0 || memcmp(a, b, (size_t)n * sizeof(int32_t)) == 0;
+    for (int32_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return 0;
+    return 1;
 }
 
 #endif /* SAT_CLAIM_CHECK_LITSET_H */

@@ -597,8 +597,10 @@ cdef class Kernel:
         cdef int64_t work = self.work
         cdef int64_t max_work = self.max_work
         cdef watch_t* ws
-        cdef aref_t* data
-        cdef int32_t i, j, n, k, size
+        cdef aref_t* i
+        cdef aref_t* j
+        cdef aref_t* end
+        cdef int32_t k, size
         cdef lit_t f, other
         cdef lit_t* L
         cdef aref_t h
@@ -607,18 +609,20 @@ cdef class Kernel:
             f = trail[qhead] ^ 1                        # f just became FALSE
             qhead += 1
             ws = &watches[f]
-            data = ws.data
-            n = ws.len
-            i = 0
-            j = 0
-            while i < n:
-                h = data[i]
+            i = ws.data
+            j = i
+            end = i + ws.len
+            while i != end:
+                h = i[0]
                 i += 1
                 work += 1
                 if work > max_work:
                     # The cap: stop at once, keeping this clause and the rest of ws.
-                    memmove(data + j, data + i - 1, (n - i + 1) * sizeof(aref_t))
-                    j += n - i + 1
+                    i -= 1
+                    while i != end:
+                        j[0] = i[0]
+                        j += 1
+                        i += 1
                     found = LIMIT
                     break
                 L = arena + h + 2
@@ -628,7 +632,7 @@ cdef class Kernel:
                 L[0] = other
                 L[1] = f
                 if vals[other] == TRUE:
-                    data[j] = h
+                    j[0] = h
                     j += 1
                     continue
                 size = arena[h + 1]
@@ -642,12 +646,14 @@ cdef class Kernel:
                     _ws_push(&watches[L[1]], h)         # it leaves ws (L[1] != f)
                     continue
                 work += size - 2                        # L[2..size-1] inspected
-                data[j] = h
+                j[0] = h
                 j += 1
                 if vals[other] == FALSE:
                     # SPEC §4.3: on conflict keep the rest of ws, stop.
-                    memmove(data + j, data + i, (n - i) * sizeof(aref_t))
-                    j += n - i
+                    while i != end:
+                        j[0] = i[0]
+                        j += 1
+                        i += 1
                     qhead = trail_len
                     found = arena[h]
                     break
@@ -657,7 +663,7 @@ cdef class Kernel:
                 trail[trail_len] = other
                 trail_len += 1
                 work += 1
-            ws.len = j
+            ws.len = <int32_t>(j - ws.data)
             if found != NONE:
                 break
         self.trail_len = trail_len
