@@ -21,10 +21,10 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 
-import proofgen  # noqa: E402
+import proofgen
 
-from sat_claim_check import _engine_c as comp  # noqa: E402
-from sat_claim_check import _engine_py as ref  # noqa: E402
+from sat_claim_check import _engine_c as comp
+from sat_claim_check import _engine_py as ref
 
 BIG = 10 ** 12
 STATUS_NAMES = {getattr(ref, n): n for n in dir(ref) if n.startswith("STATUS_")}

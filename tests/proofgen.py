@@ -431,12 +431,12 @@ def mutate(request, rng, kind=None):
         proof.insert(pos, {rng.choice(("add", "add", "delete")): lits})
     elif kind == "duplicate_literal" and proof:
         step = proof[some_step()]
-        (key, lits), = step.items()
+        (_, lits), = step.items()
         if lits:
             lits.insert(rng.randint(0, len(lits)), rng.choice(lits))
     elif kind == "permute_literals" and proof:
         step = proof[some_step()]
-        (key, lits), = step.items()
+        (_, lits), = step.items()
         rng.shuffle(lits)
     elif kind == "empty_in_cnf":
         clauses.insert(rng.randint(0, len(clauses)), [])

@@ -14,11 +14,11 @@ import threading
 from array import array
 from concurrent.futures import ThreadPoolExecutor
 
+import proofgen
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import proofgen
 from sat_claim_check import _engine_py as ref
 
 pytestmark = pytest.mark.compiled
@@ -141,7 +141,7 @@ def test_initial_build_passes_the_cap(comp):
 
 def test_reason_deletions_are_listed(comp):
     flat = flat_of(*HAND_MADE["delete-reason"])
-    r, rd, c, cd = run_both(comp, flat)
+    _, rd, _, cd = run_both(comp, flat)
     assert rd == cd == [0]
 
 

@@ -22,7 +22,7 @@ cdef struct watch_t:
 
 
 cdef struct clause_t:
-    aref_t head             # its arena entry: arena[head] is the id, arena[head + 1] the size
+    aref_t head             # arena[head] is the id, arena[head + 1] the size
     lit_t* lits             # arena + head + 2: distinct literals (permuted by watching)
     int32_t size            # number of distinct literals
     int8_t kind             # TAUTOLOGY, EMPTY, UNIT or LONG
@@ -59,12 +59,12 @@ cdef class Kernel:
     cdef Py_ssize_t n_steps             # number of proof steps
     cdef int8_t* step_kind              # STEP_* per step
     cdef Py_ssize_t* step_off           # n_steps + 1 offsets into step_lits
-    cdef lit_t* step_lits               # step literals, encoded (0 for the kinds never read)
+    cdef lit_t* step_lits               # step literals, encoded (0 where never read)
 
     # The clause store (SPEC §4.2); sized once from the request, never grown.
     cdef clause_t* clauses              # per clause id
     cdef cref_t n_clauses               # ids in use
-    cdef lit_t* arena                   # per clause [id, size, lits...]: all propagate() reads
+    cdef lit_t* arena                   # per clause [id, size, lits...]
     cdef aref_t arena_len               # arena entries in use
     cdef cref_t* units                  # live unit clauses, ids ascending
     cdef cref_t n_units                 # entries in use
@@ -79,11 +79,11 @@ cdef class Kernel:
     cdef int32_t n_groups               # groups in use
     cdef lit_t* gpool                   # the groups' sorted literals
     cdef Py_ssize_t gpool_len           # gpool entries in use
-    cdef cref_t* below                  # per clause id: the next lower live id of its group
+    cdef cref_t* below                  # per clause id: next lower live id of its group
 
     # Watches and the level-0 state (SPEC §4.2, §4.3).
     cdef watch_t* watches               # per literal
-    cdef Py_ssize_t n_lits              # 2 * (nvars + 1): literals index watches, vals, marks
+    cdef Py_ssize_t n_lits              # 2 * (nvars + 1): size of watches, vals, marks
     cdef int8_t* vals                   # per literal: TRUE, FALSE or UNASSIGNED
     cdef cref_t* reason                 # per variable: the clause that made it TRUE
     cdef lit_t* trail                   # literals made TRUE, in order (at most nvars)
@@ -93,7 +93,7 @@ cdef class Kernel:
     cdef int64_t work                   # the SPEC §4.3 counter
 
     # The outcome.
-    cdef int32_t* deletions             # reason deletions (step indices), one per step at most
+    cdef int32_t* deletions             # reason deletions (step indices), <= 1 per step
     cdef Py_ssize_t n_deletions         # entries in use
     cdef int status                     # STATUS_*
     cdef Py_ssize_t step_index          # failing step, or -1

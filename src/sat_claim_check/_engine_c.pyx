@@ -137,14 +137,15 @@ cdef void _check_offsets(const int[::1] offsets, Py_ssize_t n_lits, str name) ex
     """Offsets start at 0, never decrease, and end at the number of literals."""
     cdef Py_ssize_t k, n = offsets.shape[0]
     if n == 0:
-        raise ValueError(f"{name} is empty: it needs one entry more than there are items")
+        raise ValueError(f"{name} is empty: it needs one entry more than items")
     if offsets[0] != 0:
         raise ValueError(f"{name}[0] is {offsets[0]}, not 0")
     for k in range(n - 1):
         if offsets[k + 1] < offsets[k]:
             raise ValueError(f"{name} decreases at index {k + 1}")
     if offsets[n - 1] != n_lits:
-        raise ValueError(f"{name} ends at {offsets[n - 1]}, but there are {n_lits} literals")
+        raise ValueError(f"{name} ends at {offsets[n - 1]}, "
+                         f"but there are {n_lits} literals")
 
 
 cdef class Kernel:
@@ -182,7 +183,8 @@ cdef class Kernel:
     def run(self):
         """Check the proof; return (status, step_index, steps_checked, work)."""
         if self._running:
-            raise RuntimeError("this Kernel is already running (use one Kernel per request)")
+            raise RuntimeError("this Kernel is already running "
+                               "(use one Kernel per request)")
         self._running = True
         try:
             self._free()
@@ -395,7 +397,8 @@ cdef class Kernel:
         for s in range(self.n_steps):
             status = self._step(s)
             if self.work > self.max_work:
-                # SPEC §4.3: a step that passes the cap ends the run, whatever its verdict.
+                # SPEC §4.3: a step that passes the cap ends the run, whatever
+                # its verdict.
                 self.status = STATUS_WORK_LIMIT
                 self.step_index = s
                 self.steps_checked = s
@@ -484,7 +487,8 @@ cdef class Kernel:
     cdef cref_t _store(self, const lit_t* given, Py_ssize_t n) noexcept nogil:
         """Store a clause under the next id and return the id; no watching."""
         cdef bint tautology
-        cdef int32_t k = self._distinct(given, n, self.arena + self.arena_len + 2, &tautology)
+        cdef lit_t* out = self.arena + self.arena_len + 2
+        cdef int32_t k = self._distinct(given, n, out, &tautology)
         return self._commit(k, tautology)
 
     cdef cref_t _commit(self, int32_t k, bint tautology) noexcept nogil:
@@ -578,7 +582,7 @@ cdef class Kernel:
     cdef bint _inconsistent(self) noexcept nogil:
         return self.live_empty > 0 or self.conflict != NONE
 
-    # -- SPEC §4.3 ------------------------------------------------------------------------
+    # -- SPEC §4.3 ---------------------------------------------------------------
 
     cdef cref_t _propagate(self) except -3 nogil:
         """Propagate the trail from qhead; return a falsified clause, NONE, or LIMIT
@@ -690,7 +694,8 @@ cdef class Kernel:
         self.conflict = self._propagate()
         return 0
 
-    cdef int _is_rup(self, const lit_t* lits, int32_t n, bint tautology) except -1 nogil:
+    cdef int _is_rup(self, const lit_t* lits, int32_t n,
+                     bint tautology) except -1 nogil:
         """1 when the clause is RUP in the current multiset, else 0; no lasting change
         to the assignment."""
         cdef int32_t level0, i
@@ -740,7 +745,7 @@ cdef class Kernel:
                     L[k] = lit
                     found += 1
                     break
-            if found == pos:                            # nothing found for this position
+            if found == pos:                            # nothing for this position
                 break
         self._watch(cid)
         if found == 0:
@@ -751,7 +756,8 @@ cdef class Kernel:
         return 0
 
     cdef int _delete(self, cref_t cid, Py_ssize_t s) except -1 nogil:
-        """Remove a live clause (at step s); rebuild the level-0 state when it held it up."""
+        """Remove a live clause (at step s); rebuild the level-0 state when it
+        held it up."""
         cdef clause_t* c = &self.clauses[cid]
         cdef lit_t* L = c.lits
         cdef bint rebuild = cid == self.conflict
