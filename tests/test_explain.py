@@ -54,7 +54,7 @@ def test_reason_deletions_are_listed(corpus, prefix, how):
         assert text == steps[int(number)]
         assert text.startswith("d ")
     assert "drat-trim-style checkers ignore" in err
-    assert "this contract honours every deletion" in err
+    assert "this checker honours every deletion" in err
 
 
 def test_no_reason_deletions_said_plainly(corpus):
