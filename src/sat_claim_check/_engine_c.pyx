@@ -22,7 +22,7 @@ from inspect import Parameter, Signature
 from operator import index
 
 from libc.stdint cimport INT32_MAX, INT64_MAX, SIZE_MAX
-from libc.stdlib cimport free, realloc
+from libc.stdlib cimport calloc, free, realloc
 from libc.string cimport memcpy, memmove, memset
 
 # Step kinds (the validator's classification of each proof step).
@@ -67,6 +67,21 @@ cdef int _grow(void** p, size_t nelems, size_t elsize) except -1 nogil:
         with gil:
             raise MemoryError(f"cannot allocate {nelems} items of {elsize} bytes")
     tmp = realloc(p[0], nelems * elsize if nelems else 1)
+    if tmp == NULL:
+        with gil:
+            raise MemoryError(f"cannot allocate {nelems} items of {elsize} bytes")
+    p[0] = tmp
+    return 0
+
+
+cdef int _zeroed(void** p, size_t nelems, size_t elsize) except -1 nogil:
+    """Allocate ``*p`` (NULL on entry) as ``nelems`` zeroed items of ``elsize``
+    bytes: calloc, so pages nobody touches cost nothing.  Raises MemoryError."""
+    cdef void* tmp
+    if nelems != 0 and elsize > SIZE_MAX // nelems:
+        with gil:
+            raise MemoryError(f"cannot allocate {nelems} items of {elsize} bytes")
+    tmp = calloc(nelems if nelems else 1, elsize)
     if tmp == NULL:
         with gil:
             raise MemoryError(f"cannot allocate {nelems} items of {elsize} bytes")
@@ -298,16 +313,14 @@ cdef class Kernel:
         _grow(<void**>&self.table, slots, sizeof(int32_t))
         memset(self.table, 0xff, slots * sizeof(int32_t))      # every slot -1
         self.table_mask = slots - 1
+        # Per literal and per variable (the watches first: the biggest).  reason
+        # and trail need no initial values: a reason is read only for an
+        # assigned variable, and the trail only below trail_len.
         self.n_lits = 2 * (<Py_ssize_t>nv + 1)
-        _grow(<void**>&self.marks, self.n_lits, sizeof(uint8_t))
-        memset(self.marks, 0, self.n_lits * sizeof(uint8_t))
-        _grow(<void**>&self.vals, self.n_lits, sizeof(int8_t))
-        memset(self.vals, 0, self.n_lits * sizeof(int8_t))
-        _grow(<void**>&self.watches, self.n_lits, sizeof(watch_t))
-        memset(self.watches, 0, self.n_lits * sizeof(watch_t))
+        _zeroed(<void**>&self.watches, self.n_lits, sizeof(watch_t))
+        _zeroed(<void**>&self.vals, self.n_lits, sizeof(int8_t))
+        _zeroed(<void**>&self.marks, self.n_lits, sizeof(uint8_t))
         _grow(<void**>&self.reason, nv + 1, sizeof(cref_t))
-        for i in range(nv + 1):
-            self.reason[i] = NONE
         _grow(<void**>&self.trail, nv + 1, sizeof(lit_t))
         _grow(<void**>&self.deletions, self.n_steps, sizeof(int32_t))
 
