@@ -26,6 +26,16 @@ else:
         _compiled_error.__cause__ = exc
 
 
+def compiled_module(name):
+    """A compiled helper module of the package, or None where extensions are off."""
+    if _compiled is None:
+        return None
+    try:
+        return importlib.import_module(f"{__package__}.{name}")
+    except ImportError:
+        return None
+
+
 def compiled_available():
     return _compiled is not None
 

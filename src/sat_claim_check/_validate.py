@@ -9,10 +9,13 @@ finds the exact first error, or normalizes integral floats (``3.0`` is 3).
 from array import array
 from itertools import accumulate, chain
 
+from ._engine import compiled_module
 from ._engine_py import STEP_ADD, STEP_ADD_OUT_OF_RANGE, STEP_DELETE, STEP_DELETE_NO_MATCH
 from .errors import InvalidInput, LimitExceeded
 
 __all__ = ["Validated", "validate"]
+
+_convert_c = compiled_module("_convert_c")
 
 REQUEST_KEYS = ("cnf", "claim", "assignment", "proof")
 CNF_KEYS = ("num_vars", "clauses")
@@ -117,22 +120,29 @@ def check_keys(obj, allowed, required, field, path, *, exactly_one=False):
 
 # -- literal arrays ------------------------------------------------------------
 
-def literal_array(items_list, bound, zero_ok, field, path_of, what):
-    """Validate literals of several arrays and return them as one array('i').
+def flatten(items_list, bound, zero_ok, field, path_of, what):
+    """Validate the literals of several arrays; return (offsets, literals) as array('i').
 
     Every literal must be an integer with ``|l| <= bound`` (and non-zero unless
     ``zero_ok``); ``path_of(i, j)`` names item j of array i for errors.
     """
-    flat = chain.from_iterable(items_list)
-    if set(map(type, chain.from_iterable(items_list))) <= {int} and bound <= _INT32_MAX:
-        try:
-            lits = array("i", flat)
-        except OverflowError:
-            lits = None
-        if lits is not None and (not lits or (-bound <= min(lits) and max(lits) <= bound
-                                             and (zero_ok or 0 not in lits))):
-            return lits
-    return _literal_array_slow(items_list, bound, zero_ok, field, path_of, what)
+    if _convert_c is not None:
+        fast = _convert_c.flatten(items_list, bound, zero_ok)
+        if fast is not None:
+            return fast
+    else:
+        flat = list(chain.from_iterable(items_list))
+        if set(map(type, flat)) <= {int} and (
+                not flat or (-bound <= min(flat) and max(flat) <= bound
+                             and (zero_ok or 0 not in flat))):
+            return offsets_of(items_list), array("i", flat)
+    return offsets_of(items_list), _literal_array_slow(
+        items_list, bound, zero_ok, field, path_of, what)
+
+
+def literal_array(items_list, bound, zero_ok, field, path_of, what):
+    """The literals of ``flatten`` alone."""
+    return flatten(items_list, bound, zero_ok, field, path_of, what)[1]
 
 
 def _literal_array_slow(items_list, bound, zero_ok, field, path_of, what):
@@ -171,8 +181,7 @@ def validate(request, limits):
     if "cnf" not in request:
         raise InvalidInput("cnf", "/cnf", "missing required field 'cnf'")
     num_vars, clauses = _cnf(request["cnf"], limits)
-    clause_offsets = offsets_of(clauses)
-    clause_lits = literal_array(
+    clause_offsets, clause_lits = flatten(
         clauses, num_vars, False, "cnf",
         lambda i, j: pointer("cnf", "clauses", i, j), "a CNF literal")
 
@@ -266,33 +275,28 @@ def _proof(proof, num_vars, limits, out):
                             limit="max_proof_steps", max=limits.max_proof_steps,
                             actual=len(proof))
 
-    # The shape of each step first; a shape error at step k is reported only
-    # after the literals of steps 0..k-1, which come before it in document order.
-    is_add = []
-    values = []
-    shape_error = None
-    for s, step in enumerate(proof):
-        try:
-            key, value = _step_shape(step, s)
-        except InvalidInput as exc:
-            shape_error = exc
-            break
-        is_add.append(key == "add")
-        values.append(value)
-    lits = literal_array(values, limits.max_vars, True, "proof",
-                         lambda i, j: pointer("proof", i, "add" if is_add[i] else "delete", j),
-                         "a proof literal")
-    if shape_error is not None:
-        raise shape_error
+    fast = _convert_c.flatten_steps(proof, limits.max_vars, num_vars) if _convert_c else None
+    kinds, offsets, lits = fast or _steps(proof, num_vars, limits)
     if len(lits) > limits.max_proof_literals:
         raise LimitExceeded("proof", "/proof",
                             f"{len(lits)} proof literals is over the limit of "
                             f"{limits.max_proof_literals}",
                             limit="max_proof_literals", max=limits.max_proof_literals,
                             actual=len(lits))
+    out.step_kinds = kinds
+    out.step_offsets = offsets
+    out.step_lits = lits
 
-    offsets = offsets_of(values)
-    kinds = array("b", [STEP_ADD if add else STEP_DELETE for add in is_add])
+
+def _steps(proof, num_vars, limits):
+    """(kinds, offsets, literals) of the steps, or the first error in document order."""
+    is_add, values, shape_error = _step_shapes(proof)
+    offsets, lits = flatten(values, limits.max_vars, True, "proof",
+                            lambda i, j: pointer("proof", i, "add" if is_add[i] else "delete", j),
+                            "a proof literal")
+    if shape_error is not None:
+        raise shape_error
+    kinds = array("b", map(_KIND_OF_IS_ADD.__getitem__, is_add))
     if lits and not (-num_vars <= min(lits) and max(lits) <= num_vars and 0 not in lits):
         # Some step mentions a literal outside 1..num_vars: classify steps one by one.
         for s in range(len(kinds)):
@@ -300,9 +304,36 @@ def _proof(proof, num_vars, limits, out):
             if part and not (-num_vars <= min(part) and max(part) <= num_vars
                              and 0 not in part):
                 kinds[s] = STEP_ADD_OUT_OF_RANGE if is_add[s] else STEP_DELETE_NO_MATCH
-    out.step_kinds = kinds
-    out.step_offsets = offsets
-    out.step_lits = lits
+    return kinds, offsets, lits
+
+
+_STEP_KEY_IS_ADD = {"add": True, "delete": False}
+_KIND_OF_IS_ADD = {True: STEP_ADD, False: STEP_DELETE}
+
+
+def _step_shapes(proof):
+    """(is_add per step, value per step, the first shape error or None).
+
+    A shape error at step k is returned, not raised: it is reported only after
+    the literals of steps 0..k-1, which come before it in document order.
+    """
+    # Fast path, at C speed: every step a plain one-key dict holding a list.
+    if set(map(type, proof)) <= {dict} and set(map(len, proof)) <= {1}:
+        keys = list(map(next, map(iter, proof)))
+        if set(keys) <= _STEP_KEY_IS_ADD.keys():
+            values = list(chain.from_iterable(map(dict.values, proof)))
+            if set(map(type, values)) <= {list, tuple}:
+                return list(map(_STEP_KEY_IS_ADD.__getitem__, keys)), values, None
+    is_add = []
+    values = []
+    for s, step in enumerate(proof):
+        try:
+            key, value = _step_shape(step, s)
+        except InvalidInput as exc:
+            return is_add, values, exc
+        is_add.append(key == "add")
+        values.append(value)
+    return is_add, values, None
 
 
 def _step_shape(step, s):
