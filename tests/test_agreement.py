@@ -1,0 +1,178 @@
+"""Both engines, through the public API, on the same requests.
+
+The heart of the compiled engine's tests: results, error dicts and
+``Report.work`` must be equal on every request, valid or not, including
+requests that validation rejects and caps on both sides of the boundary.
+The compiled validation fast path is held to the pure one the same way.
+"""
+
+import copy
+import random
+
+import proofgen
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import sat_claim_check as scc
+from sat_claim_check import _validate
+
+pytestmark = pytest.mark.compiled
+
+
+def outcome(request, engine, limits=None):
+    """What a caller can observe: the report's fields, or the error object."""
+    try:
+        report = scc.run(request, engine=engine, limits=limits)
+    except scc.CheckError as err:
+        return ("error", type(err).__name__, err.to_dict())
+    return ("report", report.result, report.work, report.reason_deletions)
+
+
+def assert_agree(request, limits=None):
+    compiled = outcome(request, "compiled", limits)
+    reference = outcome(request, "reference", limits)
+    assert compiled == reference, request
+    return reference
+
+
+# -- request-level breakage on top of proofgen's proof-level mutations ----------------
+
+JUNK = [None, True, False, 1.5, float("nan"), float("inf"), 2.0, "1", [], {}, 10**30, -0.0]
+
+
+def break_request(request, rng):
+    """A deep copy of request with one field-level defect, often one §2 rejects."""
+    out = copy.deepcopy(request)
+    cnf, proof = out["cnf"], out.get("proof", [])
+    choice = rng.randrange(12)
+    if choice == 0 and cnf["clauses"]:
+        clause = rng.choice(cnf["clauses"])
+        clause.insert(rng.randint(0, len(clause)), rng.choice(JUNK))
+    elif choice == 1 and proof:
+        (_, lits), = rng.choice(proof).items()
+        lits.insert(rng.randint(0, len(lits)), rng.choice(JUNK))
+    elif choice == 2 and proof:
+        proof[rng.randrange(len(proof))] = rng.choice(
+            [{}, {"add": [1], "delete": [1]}, {"Add": [1]}, [1], None, {"add": 1}])
+    elif choice == 3:
+        out[rng.choice(["zzz", "assignment", "Claim"])] = []
+    elif choice == 4:
+        cnf["num_vars"] = rng.choice([-1, 0, 1.0 * cnf["num_vars"], True, "3", 10**6])
+    elif choice == 5 and cnf["clauses"]:
+        cnf["clauses"][rng.randrange(len(cnf["clauses"]))] = rng.choice([5, None, {}])
+    elif choice == 6:
+        out["claim"] = rng.choice(["SAT", None, "sat"])
+    elif choice == 7 and proof:
+        # Integral floats are integers: the same request, spelled differently.
+        (_, lits), = rng.choice(proof).items()
+        lits[:] = [float(x) for x in lits]
+    elif choice == 8:
+        cnf["clauses"] = tuple(tuple(c) for c in cnf["clauses"])
+        out["proof"] = tuple(proof)
+    elif choice == 9 and cnf["clauses"]:
+        clause = rng.choice(cnf["clauses"])
+        clause.append(rng.choice([0, cnf["num_vars"] + 1, -(cnf["num_vars"] + 2)]))
+    elif choice == 10 and proof:
+        (_, lits), = rng.choice(proof).items()
+        lits.append(rng.choice([10001, -10001, 2**31, -2**40]))
+    else:
+        del out[rng.choice(["cnf", "claim", "proof"])]
+    return out
+
+
+def requests(seed, count):
+    rng = random.Random(seed)
+    for request in proofgen.cases(seed, count):
+        yield request if rng.random() < 0.8 else break_request(request, rng)
+
+
+@pytest.mark.parametrize("chunk", range(6))
+def test_engines_agree_on_generated_requests(chunk):
+    for request in requests(f"agreement-{chunk}", 200):
+        assert_agree(request)
+
+
+@pytest.mark.parametrize("chunk", range(3))
+def test_engines_agree_at_the_cap_boundary(chunk):
+    """Work W: the cap W passes on both, W - 1 fails on both at the same step."""
+    checked = 0
+    for request in proofgen.cases(f"cap-{chunk}", 120):
+        first = assert_agree(request)
+        if first[0] != "report" or first[2] == 0:
+            continue
+        work = first[2]
+        for cap in {work - 1, work, work + 1, work // 2, 1, 0}:
+            assert_agree(request, scc.Limits(max_propagation_work=cap))
+        checked += 1
+    assert checked >= 60
+
+
+@pytest.mark.parametrize("chunk", range(2))
+def test_engines_agree_under_small_size_limits(chunk):
+    rng = random.Random(f"limits-{chunk}")
+    for request in proofgen.cases(f"limits-{chunk}", 100):
+        cnf = request["cnf"]
+        proof = request["proof"]
+        literals = sum(len(next(iter(s.values()))) for s in proof)
+        limits = scc.Limits(
+            max_vars=max(0, cnf["num_vars"] - rng.randint(0, 1)),
+            max_clauses=max(0, len(cnf["clauses"]) - rng.randint(0, 1)),
+            max_total_literals=max(0, sum(map(len, cnf["clauses"])) - rng.randint(0, 1)),
+            max_proof_steps=max(0, len(proof) - rng.randint(0, 1)),
+            max_proof_literals=max(0, literals - rng.randint(0, 1)))
+        assert_agree(request, limits)
+
+
+def test_engines_agree_on_sat_claims():
+    rng = random.Random("sat")
+    for _ in range(200):
+        n = rng.randint(0, 6)
+        clauses = [[rng.choice((1, -1)) * rng.randint(1, n) for _ in range(rng.randint(0, 3))]
+                   for _ in range(rng.randint(0, 6))] if n else [[]]
+        assignment = [rng.choice((1, -1)) * rng.randint(0, n + 1)
+                      for _ in range(rng.randint(0, n + 2))]
+        assert_agree({"cnf": {"num_vars": n, "clauses": clauses}, "claim": "sat",
+                      "assignment": assignment})
+
+
+# -- hypothesis: small arbitrary requests ---------------------------------------------
+
+LIT = st.one_of(st.integers(-5, 5), st.sampled_from(JUNK))
+STEPS = st.lists(st.one_of(
+    st.fixed_dictionaries({"add": st.lists(LIT, max_size=4)}),
+    st.fixed_dictionaries({"delete": st.lists(LIT, max_size=4)}),
+    st.dictionaries(st.sampled_from(["add", "delete", "x"]), st.lists(LIT, max_size=2),
+                    max_size=2)), max_size=8)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(num_vars=st.one_of(st.integers(0, 5), st.sampled_from(JUNK)),
+       clauses=st.lists(st.lists(st.integers(-5, 5).filter(bool), max_size=4), max_size=6),
+       proof=STEPS, cap=st.integers(0, 40))
+def test_engines_agree_on_arbitrary_small_requests(num_vars, clauses, proof, cap):
+    request = {"cnf": {"num_vars": num_vars, "clauses": clauses}, "claim": "unsat",
+               "proof": proof}
+    assert_agree(request, scc.Limits(max_propagation_work=cap))
+    assert_agree(request)
+
+
+# -- the compiled validation fast path against the pure one ---------------------------
+
+def validated_or_error(request):
+    try:
+        v = _validate.validate(request, scc.Limits())
+    except scc.CheckError as err:
+        return err.to_dict()
+    return {name: getattr(v, name) for name in _validate.Validated.__slots__}
+
+
+def test_fast_validation_equals_the_python_walk(monkeypatch):
+    assert _validate._convert_c is not None, "the compiled fast path is not in use"
+    samples = list(requests("validation", 300))
+    compiled = [validated_or_error(r) for r in samples]
+    monkeypatch.setattr(_validate, "_convert_c", None)
+    pure = [validated_or_error(r) for r in samples]
+    assert compiled == pure
+    assert sum(isinstance(x, dict) and "error" in x for x in pure) >= 20
