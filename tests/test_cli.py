@@ -233,14 +233,27 @@ def test_file_without_read_permission(tmp_path):
 
 
 def test_odd_keys_never_crash():
-    # a lone surrogate is valid JSON text; as a key it is simply unknown
-    out = cli("check", stdin=b'{"\\ud800":1}')
-    error = assert_rejected(out, b'{"error":"invalid_input","field":"\\ud800",'
-                                 b'"path":"/\\ud800","message":')
-    assert error["field"] == "\ud800"
+    # A lone surrogate escape is not a Unicode string: other parsers replace or
+    # refuse it, so it is unusable text, in a key or in a value.
+    for text in (b'{"\\ud800":1}', b'{"cnf":1,"claim":"\\udfff"}'):
+        out = cli("check", stdin=text)
+        assert_rejected(out, b'{"error":"invalid_input","field":null,"path":"",'
+                             b'"message":')
     out = cli("check", stdin='{"é/~":1}'.encode())
     error = assert_rejected(out, b'{"error":"invalid_input","field":')
     assert (error["field"], error["path"]) == ("é/~", "/é~1~0")
+
+
+def test_closed_standard_input():
+    for command in ("check", "batch"):
+        out = subprocess.run([sys.executable, "-m", "sat_claim_check", command],
+                             stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
+                             preexec_fn=lambda: os.close(0)) if os.name == "posix" else None
+        if out is None:
+            pytest.skip("needs POSIX file descriptors")
+        assert out.returncode == 2, out
+        assert b"Traceback" not in out.stderr
+        assert b"standard input" in out.stderr
 
 
 def test_integer_of_any_size_on_the_command_line():
@@ -307,3 +320,15 @@ def test_bad_arguments_are_not_tracebacks():
         out = cli(*args, stdin=EX1)
         assert out.returncode == 2, args
         assert b"Traceback" not in out.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_failed_write_is_exit_2_not_a_traceback():
+    with open("/dev/full", "wb") as full:
+        out = subprocess.run([sys.executable, "-m", "sat_claim_check", "check"],
+                             input=b'{"cnf":{"num_vars":0,"clauses":[]},"claim":"sat",'
+                                   b'"assignment":[]}',
+                             stdout=full, stderr=subprocess.PIPE, timeout=60)
+    assert out.returncode == 2
+    assert b"Traceback" not in out.stderr
+    assert b"cannot write" in out.stderr

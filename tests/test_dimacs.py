@@ -332,3 +332,13 @@ def test_compiled_parser_equals_pure_parser_on_the_corpus(corpus):
         if proof.exists():
             data = proof.read_bytes()
             assert compiled.parse_drup(data) == py_parse_drup(data), proof.name
+
+
+def test_a_model_literal_beyond_32_bits_is_a_clean_error(tmp_path):
+    cnf = tmp_path / "f.cnf"
+    cnf.write_text("p cnf 1 1\n1 0\n")
+    model = tmp_path / "m.txt"
+    model.write_text("v 1 " + "9" * 5000 + " 0\n")
+    with pytest.raises(DimacsError, match="32-bit") as info:
+        request_from_files(str(cnf), model_path=str(model))
+    assert info.value.line == 1

@@ -434,3 +434,21 @@ def test_other_python_types(engine, value):
 def test_limits_must_be_limits():
     with pytest.raises(TypeError):
         scc.run(sat(1, [], []), limits={"max_vars": 5})
+
+
+class LooksLikeAdd:
+    """Equal to "add" and hashed like it, but not a string."""
+
+    def __eq__(self, other):
+        return other == "add"
+
+    def __hash__(self):
+        return hash("add")
+
+
+def test_a_non_string_key_makes_the_object_not_an_object(engine):
+    # Whatever comes first in the object's order: such a dict is not an object.
+    assert_error({"zzz": 1, 1: 2}, invalid(None, ""), engine)
+    assert_error({"cnf": {"vars": 1, 1: 0}, "claim": "sat", "assignment": []},
+                 invalid("cnf", "/cnf"), engine)
+    assert_error(proof_req([{LooksLikeAdd(): [1]}]), invalid("proof", "/proof/0"), engine)

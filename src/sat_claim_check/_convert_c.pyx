@@ -117,7 +117,8 @@ def flatten_steps(object proof, long bound, long num_vars):
             return None
         dict_pos = 0
         PyDict_Next(step, &dict_pos, &key, &value)
-        if not (<object>key == "add" or <object>key == "delete"):
+        if type(<object>key) is not str or not (<object>key == "add"
+                                                 or <object>key == "delete"):
             return None
         m = _size(<object>value)
         if m < 0:

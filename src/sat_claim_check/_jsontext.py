@@ -2,7 +2,7 @@
 
 import json
 import sys
-from decimal import Decimal
+from contextlib import contextmanager
 
 from .errors import InvalidInput
 
@@ -20,14 +20,34 @@ def _unique_keys(pairs):
     for key, value in pairs:
         if key in obj:
             raise ValueError(f"key {key!r} is repeated in an object")
+        # A lone surrogate (\ud800) is not a Unicode string: other parsers
+        # replace or refuse it, so they could see a different request.
+        _check_unicode(key)
+        if isinstance(value, str):
+            _check_unicode(value)
         obj[key] = value
     return obj
 
 
-def _integer(text):
-    # Integers of any size are read exactly; Python's int() refuses very long
-    # digit strings, Decimal does not.
-    return int(text) if len(text) <= 4000 else int(Decimal(text))
+def _check_unicode(text):
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"the string {text!r} holds a lone surrogate") from None
+
+
+@contextmanager
+def _any_integer_size():
+    """Lift Python's guard on int <-> str conversion of very long integers.
+
+    The command line is single-threaded; integers of any size are read exactly.
+    """
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(old)
 
 
 def loads(data):
@@ -46,10 +66,9 @@ def loads(data):
         except ValueError as exc:
             if "integer string conversion" not in str(exc):
                 raise
-            # A very long integer: parse again, reading integers one by one
-            # (slower, so only when needed).
-            return json.loads(data, object_pairs_hook=_unique_keys,
-                              parse_constant=_constant, parse_int=_integer)
+            with _any_integer_size():      # a very long integer: parse again
+                return json.loads(data, object_pairs_hook=_unique_keys,
+                                  parse_constant=_constant)
     except RecursionError:
         raise InvalidInput(None, "", "the JSON text is nested too deeply") from None
     except ValueError as exc:        # json.JSONDecodeError is a ValueError
@@ -62,11 +81,6 @@ def dumps(obj, pretty=False):
     try:
         return json.dumps(obj, **kwargs)
     except ValueError:
-        # An error's `actual` can be an integer too long for str(); lift the
-        # guard just for this write (the command line is single-threaded).
-        old = sys.get_int_max_str_digits()
-        sys.set_int_max_str_digits(0)
-        try:
+        # An error's `actual` can be an integer too long for str().
+        with _any_integer_size():
             return json.dumps(obj, **kwargs)
-        finally:
-            sys.set_int_max_str_digits(old)

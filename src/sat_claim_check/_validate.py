@@ -98,13 +98,15 @@ def type_name(x):
 
 
 def check_keys(obj, allowed, required, field, path, *, exactly_one=False):
-    """Unknown keys in the object's own order, then missing keys in listed order."""
+    """Unknown keys in the object's own order, then missing keys in listed order.
+
+    A dict with a key that is not a str is not a JSON object at all.
+    """
+    if not all(isinstance(key, str) for key in obj):
+        raise InvalidInput(field, pointer(*path), "object keys must be strings")
     for key in obj:
-        if not isinstance(key, str):
-            raise InvalidInput(field, pointer(*path),
-                               f"object keys must be strings, got {key!r}")
         if key not in allowed:
-            raise InvalidInput(field if path else key, pointer(*path, key),
+            raise InvalidInput(field, pointer(*path, key),
                                f"unknown key {key!r}; allowed: {', '.join(allowed)}")
     if exactly_one:
         if len(obj) != 1:
@@ -114,7 +116,7 @@ def check_keys(obj, allowed, required, field, path, *, exactly_one=False):
         return
     for key in required:
         if key not in obj:
-            raise InvalidInput(field if path else key, pointer(*path, key),
+            raise InvalidInput(field, pointer(*path, key),
                                f"missing required key {key!r}")
 
 
@@ -171,9 +173,9 @@ def validate(request, limits):
     """Check ``request`` against SPEC §2; return a Validated or raise CheckError."""
     if not is_object(request):
         raise InvalidInput(None, "", f"the request must be an object, got {type_name(request)}")
+    if not all(isinstance(key, str) for key in request):
+        raise InvalidInput(None, "", "object keys must be strings")
     for key in request:
-        if not isinstance(key, str):
-            raise InvalidInput(None, "", f"object keys must be strings, got {key!r}")
         if key not in REQUEST_KEYS:
             raise InvalidInput(key, pointer(key),
                                f"unknown key {key!r}; allowed: {', '.join(REQUEST_KEYS)}")
@@ -320,7 +322,7 @@ def _step_shapes(proof):
     # Fast path, at C speed: every step a plain one-key dict holding a list.
     if set(map(type, proof)) <= {dict} and set(map(len, proof)) <= {1}:
         keys = list(map(next, map(iter, proof)))
-        if set(keys) <= _STEP_KEY_IS_ADD.keys():
+        if set(map(type, keys)) <= {str} and set(keys) <= _STEP_KEY_IS_ADD.keys():
             values = list(chain.from_iterable(map(dict.values, proof)))
             if set(map(type, values)) <= {list, tuple}:
                 return list(map(_STEP_KEY_IS_ADD.__getitem__, keys)), values, None

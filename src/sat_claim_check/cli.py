@@ -24,15 +24,24 @@ DESCRIPTION = """\
 Check a SAT solver certificate given as one JSON request:
   {"cnf": {"num_vars": N, "clauses": [[1, -2], ...]}, "claim": "sat", "assignment": [1, 2, ...]}
   {"cnf": {...}, "claim": "unsat", "proof": [{"add": [1]}, {"delete": [1, -2]}, ..., {"add": []}]}
-A sat claim is valid when the assignment makes every clause true. An unsat
-claim is valid when every added lemma is RUP (reverse unit propagation) in the
-clause multiset at that point, every delete finds its clause, and the empty
-clause is derived. The result is one JSON line naming the first discrepancy.
+A sat claim is valid when the assignment (no 0, out-of-range, repeated or
+contradictory literal) makes every clause true. An unsat claim is valid when
+every added lemma is RUP (reverse unit propagation) in the clause multiset at
+that point, every delete finds its clause, and the empty clause is in the CNF
+or derived. The result is one JSON line naming the first discrepancy.
 Schemas: `sat-claim-check schema input|output`."""
 
 EPILOG = """\
-exit status: 0 the claim is valid, 1 it is not, 2 the request was rejected
-(the error object is written on stdout, a human line on stderr)."""
+exit status: 0 the claim is valid, 1 it is not, 2 the request was rejected (the
+error object is written on stdout, a human line on stderr) or the command could
+not run (a usage error, or --engine compiled where it is not built: a line on
+stderr only)."""
+
+REQUEST_EPILOG = """\
+exit status: without --check, 0 when the request was written; with --check, as
+for `check` (0 valid, 1 not valid, 2 rejected: the error object is written to
+OUT). Malformed DIMACS, DRUP or model text, or an unreadable file: a line on
+stderr, nothing written, exit 2."""
 
 
 REQUEST_DESCRIPTION = """\
@@ -126,7 +135,7 @@ def build_parser():
 
     request = commands.add_parser(
         "request", help="build the JSON request from DIMACS and DRUP or model files",
-        description=REQUEST_DESCRIPTION, epilog=EPILOG,
+        description=REQUEST_DESCRIPTION, epilog=REQUEST_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     request.add_argument("--cnf", required=True, metavar="FILE.cnf",
                          help="the formula, DIMACS CNF (.gz is read transparently)")
@@ -190,11 +199,18 @@ def exit_code(result):
 
 # -- commands ------------------------------------------------------------------
 
+def standard_input():
+    """sys.stdin's bytes; OSError when the process has no standard input."""
+    if sys.stdin is None:
+        raise OSError("standard input is closed")
+    return sys.stdin.buffer
+
+
 def read_input(name):
     """The bytes of FILE, or of standard input for '-'; InvalidInput if unreadable."""
     try:
         if name == "-":
-            return sys.stdin.buffer.read()
+            return standard_input().read()
         with open(name, "rb") as f:
             return f.read()
     except (OSError, ValueError) as exc:
@@ -312,7 +328,8 @@ def explain(report, step_of):
 
 def _step_text(step):
     (key, lits), = step.items()
-    return f"{'d ' if key == 'delete' else ''}{' '.join(map(str, lits))}{' ' if lits else ''}0"
+    text = " ".join(str(int(lit)) for lit in lits)     # 3.0 is the literal 3
+    return f"{'d ' if key == 'delete' else ''}{text}{' ' if lits else ''}0"
 
 
 # -- batch ---------------------------------------------------------------------
@@ -403,7 +420,7 @@ def command_batch(args):
     limits = limits_from(args)
     resolve(args.engine)        # an unavailable engine fails before any line
     try:
-        stream = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")  # noqa: SIM115
+        stream = standard_input() if args.file == "-" else open(args.file, "rb")  # noqa: SIM115
     except OSError as exc:
         say(f"cannot read {args.file!r}: {exc.strerror or exc}")
         return EXIT_REJECTED
@@ -431,7 +448,7 @@ def command_batch(args):
         say(f"cannot read {args.file!r}: {exc}")
         return EXIT_REJECTED
     finally:
-        if stream is not sys.stdin.buffer:
+        if args.file != "-":
             stream.close()
     progress.close()
     say(f"batch: {sum(counts)} lines: {counts[0]} valid, {counts[1]} not valid, "
@@ -473,6 +490,9 @@ def main(argv=None):
         say("interrupted")
         return 130
     except BrokenPipeError:
+        return EXIT_REJECTED
+    except OSError as exc:          # writing the output failed (a full disk...)
+        say(f"cannot write the output: {exc}")
         return EXIT_REJECTED
 
 

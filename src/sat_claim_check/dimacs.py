@@ -167,6 +167,9 @@ def _model(data, file=None):
                                   f"(line {ended})", file, n)
             if not _parse_py._INTEGER.fullmatch(tok):
                 raise DimacsError(f"model: {_show(tok)} is not an integer", file, n)
+            if len(tok.lstrip(b"+-")) > 10:     # DIMACS literals are 32-bit
+                raise DimacsError(f"model: {_show(tok)} is out of the 32-bit range of "
+                                  "DIMACS literals", file, n)
             v = int(tok)
             if v == 0:
                 ended = n
