@@ -6,7 +6,7 @@ from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 
 ctypedef int32_t lit_t      # a literal: 2*var + (1 if negative else 0)
 ctypedef int32_t cref_t     # a clause id, or NONE
-ctypedef int32_t aref_t     # where a clause starts in the arena: [id, size, lits...]
+ctypedef int32_t aref_t     # arena index of a clause's literals (after its id, size)
 
 
 cdef extern from "litset.h" nogil:
@@ -22,8 +22,8 @@ cdef struct watch_t:
 
 
 cdef struct clause_t:
-    aref_t head             # arena[head] is the id, arena[head + 1] the size
-    lit_t* lits             # arena + head + 2: distinct literals (permuted by watching)
+    aref_t head             # arena[head - 2] is the id, arena[head - 1] the size
+    lit_t* lits             # arena + head: distinct literals (permuted by watching)
     int32_t size            # number of distinct literals
     int8_t kind             # TAUTOLOGY, EMPTY, UNIT or LONG
 
@@ -53,6 +53,7 @@ cdef class Kernel:
     # Owned copies of the request (literals encoded), read by the nogil run.
     cdef int32_t nvars                  # num_vars
     cdef int64_t max_work               # the cap, clamped to INT64_MAX
+    cdef int64_t max_size               # >= 2, >= every clause's size: bounds a visit
     cdef Py_ssize_t n_cnf               # number of CNF clauses
     cdef Py_ssize_t* cnf_off            # n_cnf + 1 offsets into cnf_lits
     cdef lit_t* cnf_lits                # CNF literals, encoded

@@ -89,18 +89,23 @@ cdef int _zeroed(void** p, size_t nelems, size_t elsize) except -1 nogil:
     return 0
 
 
+cdef int _ws_grow(watch_t* w) except -1 nogil:
+    """Double a full watch list's room (out of line: it is rare)."""
+    cdef int64_t cap = 2 * <int64_t>w.cap + 4
+    if cap > INT32_MAX:
+        cap = INT32_MAX
+    if cap <= w.len:
+        with gil:
+            raise MemoryError("watch list too long")
+    _grow(<void**>&w.data, <size_t>cap, sizeof(aref_t))
+    w.cap = <int32_t>cap
+    return 0
+
+
 cdef inline int _ws_push(watch_t* w, aref_t head) except -1 nogil:
     """Append a clause to a watch list, growing it by doubling."""
-    cdef int64_t cap
     if w.len == w.cap:
-        cap = 2 * <int64_t>w.cap + 4
-        if cap > INT32_MAX:
-            cap = INT32_MAX
-        if cap <= w.len:
-            with gil:
-                raise MemoryError("watch list too long")
-        _grow(<void**>&w.data, <size_t>cap, sizeof(aref_t))
-        w.cap = <int32_t>cap
+        _ws_grow(w)
     w.data[w.len] = head
     w.len += 1
     return 0
@@ -279,6 +284,7 @@ cdef class Kernel:
                              f"{lits_max} literals")
 
         # Owned copies: from here on nothing reads the caller's buffers.
+        self.max_size = scratch_max if scratch_max > 2 else 2
         self.nvars = nv
         self.n_cnf = co.shape[0] - 1
         self.n_steps = n_kinds
@@ -511,11 +517,11 @@ cdef class Kernel:
         cdef clause_t* c = &self.clauses[cid]
         cdef int32_t slot, g
         cdef uint64_t h
-        c.head = self.arena_len
-        c.lits = self.arena + c.head + 2
+        c.head = self.arena_len + 2
+        c.lits = self.arena + c.head
         c.size = k
-        self.arena[c.head] = cid
-        self.arena[c.head + 1] = k
+        self.arena[c.head - 2] = cid
+        self.arena[c.head - 1] = k
         if tautology:
             c.kind = TAUTOLOGY
         elif k == 0:
@@ -603,7 +609,13 @@ cdef class Kernel:
 
         The hot loop works on local copies of the fields it changes (the int8_t
         stores to vals would otherwise force the compiler to reload them) and
-        writes them back on every way out."""
+        writes them back on every way out.
+
+        The cap is checked at the start of every clause visit (SPEC §4.3 allows
+        stopping as soon as the counter passes it), but not one visit at a time:
+        a visit costs at most ``max_size`` work (the visit, the literals
+        inspected, one assignment), so a run of visits that cannot reach the cap
+        goes without checking, and its visits are counted once, at its end."""
         cdef int8_t* vals = self.vals
         cdef lit_t* arena = self.arena
         cdef watch_t* watches = self.watches
@@ -613,10 +625,14 @@ cdef class Kernel:
         cdef int32_t qhead = self.qhead
         cdef int64_t work = self.work
         cdef int64_t max_work = self.max_work
+        cdef int64_t max_size = self.max_size
+        cdef int64_t room, n
         cdef watch_t* ws
         cdef aref_t* i
         cdef aref_t* j
         cdef aref_t* end
+        cdef aref_t* stop
+        cdef aref_t* start
         cdef int32_t k, size
         cdef lit_t f, other
         cdef lit_t* L
@@ -630,56 +646,67 @@ cdef class Kernel:
             j = i
             end = i + ws.len
             while i != end:
-                h = i[0]
-                i += 1
-                work += 1
-                if work > max_work:
-                    # The cap: stop at once, keeping this clause and the rest of ws.
-                    i -= 1
-                    while i != end:
-                        j[0] = i[0]
+                # The visits that cannot pass the cap: all the rest, usually.
+                n = end - i
+                room = max_work - work
+                if n * max_size > room:
+                    if room < 1:
+                        # This visit passes the cap: stop at once, keeping this
+                        # clause and the rest of ws.
+                        work += 1
+                        found = LIMIT
+                        break
+                    n = room // max_size
+                    if n == 0:
+                        n = 1                           # its start is under the cap
+                start = i
+                stop = i + n
+                while i != stop:
+                    h = i[0]
+                    i += 1
+                    L = arena + h
+                    # SPEC §4.3's swap, without a branch: f goes to L[1], the other
+                    # watched literal to L[0].
+                    other = L[0] ^ L[1] ^ f
+                    L[0] = other
+                    L[1] = f
+                    if vals[other] == TRUE:
+                        j[0] = h
                         j += 1
-                        i += 1
-                    found = LIMIT
-                    break
-                L = arena + h + 2
-                # SPEC §4.3's swap, without a branch: f goes to L[1], the other
-                # watched literal to L[0].
-                other = L[0] ^ L[1] ^ f
-                L[0] = other
-                L[1] = f
-                if vals[other] == TRUE:
+                        continue
+                    size = L[-1]
+                    k = 2
+                    while k < size and vals[L[k]] == FALSE:
+                        k += 1
+                    if k < size:
+                        work += k - 1                   # L[2..k] inspected
+                        L[1] = L[k]
+                        L[k] = f
+                        _ws_push(&watches[L[1]], h)     # it leaves ws (L[1] != f)
+                        continue
+                    work += size - 2                    # L[2..size-1] inspected
                     j[0] = h
                     j += 1
-                    continue
-                size = arena[h + 1]
-                k = 2
-                while k < size and vals[L[k]] == FALSE:
-                    k += 1
-                if k < size:
-                    work += k - 1                       # L[2..k] inspected
-                    L[1] = L[k]
-                    L[k] = f
-                    _ws_push(&watches[L[1]], h)         # it leaves ws (L[1] != f)
-                    continue
-                work += size - 2                        # L[2..size-1] inspected
-                j[0] = h
-                j += 1
-                if vals[other] == FALSE:
-                    # SPEC §4.3: on conflict keep the rest of ws, stop.
-                    while i != end:
-                        j[0] = i[0]
-                        j += 1
-                        i += 1
-                    qhead = trail_len
-                    found = arena[h]
+                    if vals[other] == FALSE:
+                        # SPEC §4.3: on conflict keep the rest of ws, stop.
+                        found = L[-2]
+                        break
+                    vals[other] = TRUE                 # assign(L[0], reason=the clause)
+                    vals[other ^ 1] = FALSE
+                    reason[other >> 1] = L[-2]
+                    trail[trail_len] = other
+                    trail_len += 1
+                    work += 1
+                work += i - start                       # the visits
+                if found != NONE:
                     break
-                vals[other] = TRUE                     # assign(L[0], reason=the clause)
-                vals[other ^ 1] = FALSE
-                reason[other >> 1] = arena[h]
-                trail[trail_len] = other
-                trail_len += 1
-                work += 1
+            if found != NONE:
+                while i != end:                         # keep the rest of ws
+                    j[0] = i[0]
+                    j += 1
+                    i += 1
+                if found != LIMIT:
+                    qhead = trail_len
             ws.len = <int32_t>(j - ws.data)
             if found != NONE:
                 break

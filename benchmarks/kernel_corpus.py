@@ -1,0 +1,99 @@
+"""Kernel-only time of the compiled engine on the corpus's unsat proofs.
+
+Validation is done once per request, outside the timing; each request's time
+is the best of ``--repeat`` runs of ``_engine_c.Kernel(...).run()`` (building
+the kernel included), and the script prints the median over the contract-tier
+unsat proofs, the total, and nanoseconds per unit of propagation work.  With
+``--large`` it also times the large tier's ``dimacs.run_files`` (files named
+``l*.cnf`` and ``l*.drup.gz``, ``Limits.unlimited()``), best of ``--large-repeat``.
+
+    python benchmarks/kernel_corpus.py [--corpus DIR] [--repeat N] [--rows N]
+        [--large [NAME ...]] [--large-repeat N]
+"""
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_CORPUS = HERE.parent.parent / "shared" / "corpus"
+
+
+def best(f, repeat):
+    b = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        f()
+        b = min(b, time.perf_counter() - t)
+    return b
+
+
+def contract_tier(corpus, repeat, rows_shown):
+    from sat_claim_check import _engine_c
+    from sat_claim_check._validate import validate
+    from sat_claim_check.limits import CONTRACT_LIMITS as L
+
+    rows = []
+    with open(corpus / "expected.jsonl") as fh:
+        expected = [json.loads(line) for line in fh]
+    for e in expected:
+        with open(corpus / (e["name"] + ".json")) as fh:
+            r = json.load(fh)
+        if r["claim"] != "unsat":
+            continue
+        v = validate(r, L)
+        args = (v.num_vars, v.clause_offsets, v.clause_lits, v.step_kinds,
+                v.step_offsets, v.step_lits, L.max_propagation_work)
+        out = _engine_c.Kernel(*args).run()
+        if out[3] != e["work"] and out[0] != 5:
+            raise SystemExit(f"{e['name']}: work {out[3]}, expected {e['work']}")
+        t = best(lambda args=args: _engine_c.Kernel(*args).run(), repeat)
+        rows.append((e["name"][:40], t * 1e3, e["work"], v.num_vars, len(v.step_kinds)))
+    total = sum(x[1] for x in rows)
+    work = sum(x[2] for x in rows)
+    median = statistics.median(x[1] for x in rows)
+    print(f"{len(rows)} unsat proofs: kernel median {median:.3f} ms, total {total:.1f} ms; "
+          f"work {work} -> {total * 1e6 / work:.2f} ns/work")
+    rows.sort(key=lambda x: x[1])
+    mid = len(rows) // 2
+    for x in rows[max(0, mid - rows_shown // 2):mid + rows_shown // 2 + 1]:
+        name, ms, w, nv, ns = x
+        print(f"  {name:40} {ms:7.3f} ms {w:9d} work {nv:5d} vars {ns:5d} steps")
+
+
+def large_tier(corpus, names, repeat):
+    import sat_claim_check as scc
+    from sat_claim_check.dimacs import run_files
+
+    for cnf in sorted(corpus.glob("l*.cnf")):
+        if names and not any(cnf.name.startswith(n) for n in names):
+            continue
+        drup = cnf.with_suffix(".drup.gz")
+        times = []
+        for _ in range(repeat):
+            t = time.perf_counter()
+            report = run_files(str(cnf), str(drup), engine="compiled",
+                               limits=scc.Limits.unlimited())
+            times.append(time.perf_counter() - t)
+        print(f"  {cnf.stem:45} {min(times):8.3f} s  work {report.work}  "
+              f"{report.result['reason']}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    ap.add_argument("--repeat", type=int, default=9)
+    ap.add_argument("--rows", type=int, default=10, help="rows shown around the median")
+    ap.add_argument("--large", nargs="*", default=None,
+                    help="also time the large tier (optionally only these name prefixes)")
+    ap.add_argument("--large-repeat", type=int, default=1)
+    args = ap.parse_args()
+    contract_tier(args.corpus, args.repeat, args.rows)
+    if args.large is not None:
+        large_tier(args.corpus, args.large, args.large_repeat)
+
+
+if __name__ == "__main__":
+    main()
