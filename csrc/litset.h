@@ -1,9 +1,11 @@
-/* Literal sets for the compiled engine: sorting, hashing, comparing.
+/* Literal sets for the compiled engine: an order-independent hash.
  *
  * SPEC §4.1: a delete removes the live clause with the highest id whose
  * literal *set* equals the step's.  The kernel keys its table of clause groups
- * by a hash of the sorted distinct literals and compares the sorted literals
- * exactly on a hash match, so a collision costs time, never a wrong match.
+ * by a hash of the set of distinct literals and compares the sets exactly on a
+ * hash match (with its per-literal marks), so a collision costs time, never a
+ * wrong match.  The hash is a sum of per-literal mixes, so it needs no sorting
+ * and is taken in the same pass that finds a clause's distinct literals.
  *
  * Header-only: every function is static inline and needs only the C library.
  */
@@ -11,34 +13,6 @@
 #define SAT_CLAIM_CHECK_LITSET_H
 
 #include <stdint.h>
-#include <stdlib.h>
-
-/* Below this size an insertion sort beats qsort's indirect calls. */
-#define SCC_INSERTION_SORT_MAX 24
-
-static inline int scc_lit_cmp(const void *a, const void *b)
-{
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Sort n literals ascending, in place. */
-static inline void scc_sort_lits(int32_t *a, int32_t n)
-{
-    if (n <= SCC_INSERTION_SORT_MAX) {
-        for (int32_t i = 1; i < n; i++) {
-            int32_t x = a[i];
-            int32_t j = i;
-            while (j > 0 && a[j - 1] > x) {
-                a[j] = a[j - 1];
-                j--;
-            }
-            a[j] = x;
-        }
-    } else {
-        qsort(a, (size_t)n, sizeof(int32_t), scc_lit_cmp);
-    }
-}
 
 /* The splitmix64 finaliser: a cheap bijective mix of 64 bits. */
 static inline uint64_t scc_mix64(uint64_t x)
@@ -51,23 +25,18 @@ static inline uint64_t scc_mix64(uint64_t x)
     return x;
 }
 
-/* Hash of n sorted distinct literals (the set, with its size): one multiply
- * per literal, then a full mix, since the table uses the low bits. */
-static inline uint64_t scc_hash_lits(const int32_t *a, int32_t n)
+/* One literal's share of its set's hash: add these over the distinct
+ * literals (in any order), then finish with scc_set_hash. */
+static inline uint64_t scc_lit_key(int32_t lit)
 {
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uint32_t)n;
-    for (int32_t i = 0; i < n; i++)
-        h = (h ^ (uint64_t)(uint32_t)a[i]) * 0x100000001b3ULL;
-    return scc_mix64(h);
+    return scc_mix64((uint64_t)(uint32_t)lit + 0x9e3779b97f4a7c15ULL);
 }
 
-/* 1 when the n literals at a and at b are equal, element by element. */
-static inline int scc_lits_equal(const int32_t *a, const int32_t *b, int32_t n)
+/* The hash of a set of n distinct literals whose keys add up to sum; fully
+ * mixed, since the table uses the low bits. */
+static inline uint64_t scc_set_hash(uint64_t sum, int32_t n)
 {
-    for (int32_t i = 0; i < n; i++)
-        if (a[i] != b[i])
-            return 0;
-    return 1;
+    return scc_mix64(sum ^ ((uint64_t)(uint32_t)n * 0xd6e8feb86659fd93ULL));
 }
 
 #endif /* SAT_CLAIM_CHECK_LITSET_H */

@@ -10,9 +10,8 @@ ctypedef int32_t aref_t     # arena index of a clause's literals (after its id, 
 
 
 cdef extern from "litset.h" nogil:
-    void scc_sort_lits(int32_t* a, int32_t n)
-    uint64_t scc_hash_lits(const int32_t* a, int32_t n)
-    int scc_lits_equal(const int32_t* a, const int32_t* b, int32_t n)
+    uint64_t scc_lit_key(int32_t lit)
+    uint64_t scc_set_hash(uint64_t sum, int32_t n)
 
 
 cdef struct watch_t:
@@ -29,8 +28,8 @@ cdef struct clause_t:
 
 
 cdef struct group_t:
-    uint64_t hash           # scc_hash_lits of the sorted literal set
-    lit_t* lits             # the sorted literal set, in the group pool
+    uint64_t hash           # scc_set_hash of the literal set
+    lit_t* lits             # the set: the literals of its first clause, in the arena
     int32_t size            # its size
     cref_t top              # the live clause of this set with the highest id, or NONE
 
@@ -70,7 +69,7 @@ cdef class Kernel:
     cdef cref_t* units                  # live unit clauses, ids ascending
     cdef cref_t n_units                 # entries in use
     cdef int32_t live_empty             # live empty clauses
-    cdef lit_t* scratch                 # one clause's literals, for sorting
+    cdef lit_t* scratch                 # one delete step's distinct literals
     cdef uint8_t* marks                 # per literal: seen in the clause at hand
 
     # Delete by literal set: open addressing over groups of equal literal sets.
@@ -78,8 +77,6 @@ cdef class Kernel:
     cdef uint64_t table_mask            # slots - 1 (slots is a power of two)
     cdef group_t* groups                # one per distinct literal set stored
     cdef int32_t n_groups               # groups in use
-    cdef lit_t* gpool                   # the groups' sorted literals
-    cdef Py_ssize_t gpool_len           # gpool entries in use
     cdef cref_t* below                  # per clause id: next lower live id of its group
 
     # Watches and the level-0 state (SPEC §4.2, §4.3).
@@ -105,10 +102,10 @@ cdef class Kernel:
     cdef int _check(self) except -1 nogil
     cdef int _step(self, Py_ssize_t s) except -1 nogil
     cdef cref_t _store(self, const lit_t* given, Py_ssize_t n) noexcept nogil
-    cdef cref_t _commit(self, int32_t k, bint tautology) noexcept nogil
+    cdef cref_t _commit(self, int32_t k, bint tautology, uint64_t h) noexcept nogil
     cdef int32_t _distinct(self, const lit_t* given, Py_ssize_t n, lit_t* out,
-                           bint* tautology) noexcept nogil
-    cdef int32_t _find_slot(self, const lit_t* sorted_lits, int32_t n,
+                           bint* tautology, uint64_t* h) noexcept nogil
+    cdef int32_t _find_slot(self, const lit_t* lits, int32_t n,
                             uint64_t h) noexcept nogil
     cdef void _assign(self, lit_t lit, cref_t why) noexcept nogil
     cdef void _undo_to(self, int32_t length) noexcept nogil

@@ -23,7 +23,7 @@ from operator import index
 
 from libc.stdint cimport INT32_MAX, INT64_MAX, SIZE_MAX
 from libc.stdlib cimport calloc, free, realloc
-from libc.string cimport memcpy, memmove, memset
+from libc.string cimport memmove, memset
 
 # Step kinds (the validator's classification of each proof step).
 cpdef enum:
@@ -312,7 +312,6 @@ cdef class Kernel:
         _grow(<void**>&self.scratch, scratch_max, sizeof(lit_t))
         _grow(<void**>&self.below, clauses_max, sizeof(cref_t))
         _grow(<void**>&self.groups, clauses_max, sizeof(group_t))
-        _grow(<void**>&self.gpool, lits_max, sizeof(lit_t))
         slots = 8
         while slots < 2 * clauses_max + 1:
             slots *= 2
@@ -335,7 +334,6 @@ cdef class Kernel:
         self.n_units = 0
         self.live_empty = 0
         self.n_groups = 0
-        self.gpool_len = 0
         self.trail_len = 0
         self.qhead = 0
         self.conflict = NONE
@@ -378,8 +376,6 @@ cdef class Kernel:
         self.table = NULL
         free(self.groups)
         self.groups = NULL
-        free(self.gpool)
-        self.gpool = NULL
         free(self.below)
         self.below = NULL
         free(self.vals)
@@ -445,6 +441,7 @@ cdef class Kernel:
         cdef int32_t k, slot, g
         cdef bint tautology, rup
         cdef cref_t cid
+        cdef uint64_t h
         if kind == STEP_ADD_OUT_OF_RANGE:
             return STATUS_LITERAL_OUT_OF_RANGE
         if kind == STEP_DELETE_NO_MATCH:
@@ -453,9 +450,8 @@ cdef class Kernel:
         n = self.step_off[s + 1] - self.step_off[s]
         if kind == STEP_DELETE:
             # SPEC §4.1: the live clause with this literal set and the highest id.
-            k = self._distinct(given, n, self.scratch, &tautology)
-            scc_sort_lits(self.scratch, k)
-            slot = self._find_slot(self.scratch, k, scc_hash_lits(self.scratch, k))
+            k = self._distinct(given, n, self.scratch, &tautology, &h)
+            slot = self._find_slot(self.scratch, k, h)
             g = self.table[slot]
             if g < 0 or self.groups[g].top == NONE:
                 return STATUS_DELETED_CLAUSE_NOT_FOUND
@@ -465,7 +461,7 @@ cdef class Kernel:
             return STATUS_VALID
         # An add: its distinct literals go where _commit() will store them.
         out = self.arena + self.arena_len + 2
-        k = self._distinct(given, n, out, &tautology)
+        k = self._distinct(given, n, out, &tautology, &h)
         rup = self._is_rup(out, k, tautology)
         if self.work > self.max_work:
             # The cap passed inside the RUP check: the run ends at this step (SPEC
@@ -473,27 +469,30 @@ cdef class Kernel:
             return STATUS_WORK_LIMIT
         if not rup:
             return STATUS_LEMMA_NOT_RUP
-        cid = self._commit(k, tautology)
+        cid = self._commit(k, tautology, h)
         self._attach(cid)
         return STATUS_VALID
 
     # -- the clause store ------------------------------------------------------------
 
     cdef int32_t _distinct(self, const lit_t* given, Py_ssize_t n, lit_t* out,
-                           bint* tautology) noexcept nogil:
+                           bint* tautology, uint64_t* h) noexcept nogil:
         """Write the distinct literals of ``given`` to ``out`` in order of first
-        occurrence; return their number and set ``*tautology``."""
+        occurrence; return their number, set ``*tautology`` and ``*h`` (the hash
+        of the set, for the table of groups)."""
         cdef uint8_t* marks = self.marks
         cdef Py_ssize_t i
         cdef int32_t k = 0
         cdef lit_t lit
         cdef bint taut = False
+        cdef uint64_t sum = 0
         for i in range(n):
             lit = given[i]
             if not marks[lit]:
                 marks[lit] = 1
                 out[k] = lit
                 k += 1
+                sum += scc_lit_key(lit)
         for i in range(k):
             if marks[out[i] ^ 1]:
                 taut = True
@@ -501,22 +500,23 @@ cdef class Kernel:
         for i in range(k):
             marks[out[i]] = 0
         tautology[0] = taut
+        h[0] = scc_set_hash(sum, k)
         return k
 
     cdef cref_t _store(self, const lit_t* given, Py_ssize_t n) noexcept nogil:
         """Store a clause under the next id and return the id; no watching."""
         cdef bint tautology
+        cdef uint64_t h
         cdef lit_t* out = self.arena + self.arena_len + 2
-        cdef int32_t k = self._distinct(given, n, out, &tautology)
-        return self._commit(k, tautology)
+        cdef int32_t k = self._distinct(given, n, out, &tautology, &h)
+        return self._commit(k, tautology, h)
 
-    cdef cref_t _commit(self, int32_t k, bint tautology) noexcept nogil:
+    cdef cref_t _commit(self, int32_t k, bint tautology, uint64_t h) noexcept nogil:
         """Store the next clause: its ``k`` distinct literals are already in the arena,
-        after the room for its header."""
+        after the room for its header, and ``h`` is their set's hash."""
         cdef cref_t cid = self.n_clauses
         cdef clause_t* c = &self.clauses[cid]
         cdef int32_t slot, g
-        cdef uint64_t h
         c.head = self.arena_len + 2
         c.lits = self.arena + c.head
         c.size = k
@@ -534,20 +534,17 @@ cdef class Kernel:
         self.arena_len += k + 2
         # Its group of equal literal sets: ids pushed in ascending order, so the
         # group's top is always its live clause with the highest id.
-        memcpy(self.scratch, c.lits, k * sizeof(lit_t))
-        scc_sort_lits(self.scratch, k)
-        h = scc_hash_lits(self.scratch, k)
-        slot = self._find_slot(self.scratch, k, h)
+        slot = self._find_slot(c.lits, k, h)
         g = self.table[slot]
         if g < 0:
+            # A new set: its first clause's literals stand for it (watching
+            # permutes them, but the set stays the same).
             g = self.n_groups
             self.n_groups += 1
             self.groups[g].hash = h
-            self.groups[g].lits = self.gpool + self.gpool_len
+            self.groups[g].lits = c.lits
             self.groups[g].size = k
             self.groups[g].top = NONE
-            memcpy(self.groups[g].lits, self.scratch, k * sizeof(lit_t))
-            self.gpool_len += k
             self.table[slot] = g
         self.below[cid] = self.groups[g].top
         self.groups[g].top = cid
@@ -558,19 +555,34 @@ cdef class Kernel:
             self.n_units += 1
         return cid
 
-    cdef int32_t _find_slot(self, const lit_t* sorted_lits, int32_t n,
+    cdef int32_t _find_slot(self, const lit_t* lits, int32_t n,
                             uint64_t h) noexcept nogil:
-        """The table slot holding this sorted literal set, or the empty slot where
-        it goes; equal hashes are confirmed by comparing the literals."""
+        """The table slot holding the set of the ``n`` distinct literals at ``lits``
+        (hash ``h``), or the empty slot where it goes; equal hashes and sizes are
+        confirmed by comparing the sets, with the marks."""
         cdef uint64_t i = h & self.table_mask
-        cdef int32_t g
+        cdef uint8_t* marks = self.marks
+        cdef int32_t g, t
+        cdef lit_t* other
+        cdef bint equal
         while True:
             g = self.table[i]
             if g < 0:
                 return <int32_t>i
-            if (self.groups[g].hash == h and self.groups[g].size == n
-                    and scc_lits_equal(self.groups[g].lits, sorted_lits, n)):
-                return <int32_t>i
+            if self.groups[g].hash == h and self.groups[g].size == n:
+                # Two sets of n distinct literals: equal when one holds the other.
+                for t in range(n):
+                    marks[lits[t]] = 1
+                other = self.groups[g].lits
+                equal = True
+                for t in range(n):
+                    if not marks[other[t]]:
+                        equal = False
+                        break
+                for t in range(n):
+                    marks[lits[t]] = 0
+                if equal:
+                    return <int32_t>i
             i = (i + 1) & self.table_mask
 
     cdef int _watch(self, cref_t cid) except -1 nogil:
