@@ -20,6 +20,15 @@ cdef struct watch_t:
     int32_t cap             # entries allocated
 
 
+cdef struct pool_t:
+    # Where the watch lists live: blocks taken with malloc and handed out in
+    # pieces, never one by one freed (a list that grows moves to a new piece).
+    char* next              # the current block's first free byte
+    char* end               # the current block's end
+    void* last              # the current block; each starts with the one before
+    size_t block            # the size of the next block to take
+
+
 cdef struct clause_t:
     aref_t head             # arena[head - 2] is the id, arena[head - 1] the size
     lit_t* lits             # arena + head: distinct literals (permuted by watching)
@@ -81,6 +90,7 @@ cdef class Kernel:
 
     # Watches and the level-0 state (SPEC §4.2, §4.3).
     cdef watch_t* watches               # per literal
+    cdef pool_t wpool                   # the watch lists' memory
     cdef Py_ssize_t n_lits              # 2 * (nvars + 1): size of watches, vals, marks
     cdef int8_t* vals                   # per literal: TRUE, FALSE or UNASSIGNED
     cdef cref_t* reason                 # per variable: the clause that made it TRUE

@@ -22,8 +22,8 @@ from inspect import Parameter, Signature
 from operator import index
 
 from libc.stdint cimport INT32_MAX, INT64_MAX, SIZE_MAX
-from libc.stdlib cimport calloc, free, realloc
-from libc.string cimport memmove, memset
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memcpy, memmove, memset
 
 # Step kinds (the validator's classification of each proof step).
 cpdef enum:
@@ -89,23 +89,69 @@ cdef int _zeroed(void** p, size_t nelems, size_t elsize) except -1 nogil:
     return 0
 
 
-cdef int _ws_grow(watch_t* w) except -1 nogil:
-    """Double a full watch list's room (out of line: it is rare)."""
+cdef char* _pool_take(pool_t* pool, size_t nbytes) except NULL nogil:
+    """A piece of ``nbytes`` (a multiple of 8) from the pool; a new block when the
+    current one is short.  Raises MemoryError."""
+    cdef size_t size
+    cdef char* block
+    cdef char* piece
+    if <size_t>(pool.end - pool.next) < nbytes:
+        size = pool.block
+        if size < nbytes + 16:
+            size = nbytes + 16
+        if size > SIZE_MAX // 2:
+            with gil:
+                raise MemoryError(f"cannot allocate {nbytes} bytes of watch lists")
+        block = <char*>malloc(size)
+        if block == NULL:
+            with gil:
+                raise MemoryError(f"cannot allocate {size} bytes of watch lists")
+        (<void**>block)[0] = pool.last
+        pool.last = block
+        pool.next = block + 16
+        pool.end = block + size
+        pool.block = 2 * pool.block
+    piece = pool.next
+    pool.next += nbytes
+    return piece
+
+
+cdef void _pool_free(pool_t* pool) noexcept nogil:
+    """Free every block of the pool (safe to call twice)."""
+    cdef void* block = pool.last
+    cdef void* before
+    while block != NULL:
+        before = (<void**>block)[0]
+        free(block)
+        block = before
+    pool.last = NULL
+    pool.next = NULL
+    pool.end = NULL
+
+
+cdef int _ws_grow(pool_t* pool, watch_t* w) except -1 nogil:
+    """Move a full watch list to a piece of the pool with twice the room (out of
+    line: it is rare)."""
     cdef int64_t cap = 2 * <int64_t>w.cap + 4
-    if cap > INT32_MAX:
-        cap = INT32_MAX
+    cdef aref_t* data
+    if cap > INT32_MAX - 1:
+        cap = INT32_MAX - 1
     if cap <= w.len:
         with gil:
             raise MemoryError("watch list too long")
-    _grow(<void**>&w.data, <size_t>cap, sizeof(aref_t))
+    cap += cap & 1                                  # pieces stay 8-byte aligned
+    data = <aref_t*>_pool_take(pool, <size_t>cap * sizeof(aref_t))
+    if w.len:
+        memcpy(data, w.data, w.len * sizeof(aref_t))
+    w.data = data
     w.cap = <int32_t>cap
     return 0
 
 
-cdef inline int _ws_push(watch_t* w, aref_t head) except -1 nogil:
+cdef inline int _ws_push(pool_t* pool, watch_t* w, aref_t head) except -1 nogil:
     """Append a clause to a watch list, growing it by doubling."""
     if w.len == w.cap:
-        _ws_grow(w)
+        _ws_grow(pool, w)
     w.data[w.len] = head
     w.len += 1
     return 0
@@ -323,6 +369,10 @@ cdef class Kernel:
         # assigned variable, and the trail only below trail_len.
         self.n_lits = 2 * (<Py_ssize_t>nv + 1)
         _zeroed(<void**>&self.watches, self.n_lits, sizeof(watch_t))
+        # The watch lists' first block: room for the CNF's watches, doubled.
+        self.wpool.block = 16 + 8 * (4 * <size_t>self.n_cnf + 4 * <size_t>self.n_lits)
+        if self.wpool.block < 4096:
+            self.wpool.block = 4096
         _zeroed(<void**>&self.vals, self.n_lits, sizeof(int8_t))
         _zeroed(<void**>&self.marks, self.n_lits, sizeof(uint8_t))
         _grow(<void**>&self.reason, nv + 1, sizeof(cref_t))
@@ -346,10 +396,7 @@ cdef class Kernel:
 
     cdef void _free(self) noexcept:
         """Release every C array (safe to call twice); keeps the outcome fields."""
-        cdef Py_ssize_t i
-        if self.watches != NULL:
-            for i in range(self.n_lits):
-                free(self.watches[i].data)
+        _pool_free(&self.wpool)
         free(self.watches)
         self.watches = NULL
         free(self.cnf_off)
@@ -587,8 +634,8 @@ cdef class Kernel:
 
     cdef int _watch(self, cref_t cid) except -1 nogil:
         cdef lit_t* lits = self.clauses[cid].lits
-        _ws_push(&self.watches[lits[0]], self.clauses[cid].head)
-        _ws_push(&self.watches[lits[1]], self.clauses[cid].head)
+        _ws_push(&self.wpool, &self.watches[lits[0]], self.clauses[cid].head)
+        _ws_push(&self.wpool, &self.watches[lits[1]], self.clauses[cid].head)
         return 0
 
     # -- values and assignment --------------------------------------------------------
@@ -631,6 +678,7 @@ cdef class Kernel:
         cdef int8_t* vals = self.vals
         cdef lit_t* arena = self.arena
         cdef watch_t* watches = self.watches
+        cdef pool_t* wpool = &self.wpool
         cdef lit_t* trail = self.trail
         cdef cref_t* reason = self.reason
         cdef int32_t trail_len = self.trail_len
@@ -694,7 +742,7 @@ cdef class Kernel:
                         work += k - 1                   # L[2..k] inspected
                         L[1] = L[k]
                         L[k] = f
-                        _ws_push(&watches[L[1]], h)     # it leaves ws (L[1] != f)
+                        _ws_push(wpool, &watches[L[1]], h)  # it leaves ws (L[1] != f)
                         continue
                     work += size - 2                    # L[2..size-1] inspected
                     j[0] = h
