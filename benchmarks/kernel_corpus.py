@@ -7,8 +7,14 @@ unsat proofs, the total, and nanoseconds per unit of propagation work.  With
 ``--large`` it also times the large tier's ``dimacs.run_files`` (files named
 ``l*.cnf`` and ``l*.drup.gz``, ``Limits.unlimited()``), best of ``--large-repeat``.
 
+``--baseline DIR`` compares with another build on the contract tier: DIR holds
+a built ``sat_claim_check`` package (a copy of ``src/sat_claim_check`` with its
+compiled ``_engine_c``, say from an earlier commit); its kernel is loaded under
+another name and timed interleaved with this one, proof by proof, so the ratio
+holds on a noisy machine.  Both must return the same outcome on every proof.
+
     python benchmarks/kernel_corpus.py [--corpus DIR] [--repeat N] [--rows N]
-        [--large [NAME ...]] [--large-repeat N]
+        [--baseline DIR] [--large [NAME ...]] [--large-repeat N]
 """
 
 import argparse
@@ -30,12 +36,32 @@ def best(f, repeat):
     return b
 
 
-def contract_tier(corpus, repeat, rows_shown):
+def load_baseline(directory):
+    """The ``_engine_c`` module of the build in ``directory``, under another name."""
+    import importlib.machinery
+    import importlib.util
+
+    # This build's kernel first: loading the other one may also register it as
+    # sat_claim_check._engine_c, and then an import would find that one.
+    from sat_claim_check import _engine_c  # noqa: F401
+
+    package = Path(directory, "sat_claim_check")
+    so = next(p for p in package.glob("_engine_c.*") if p.suffix in (".so", ".pyd"))
+    name = "sat_claim_check_baseline._engine_c"
+    loader = importlib.machinery.ExtensionFileLoader(name, str(so))
+    spec = importlib.util.spec_from_file_location(name, str(so), loader=loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def contract_tier(corpus, repeat, rows_shown, baseline=None):
     from sat_claim_check import _engine_c
     from sat_claim_check._validate import validate
     from sat_claim_check.limits import CONTRACT_LIMITS as L
 
     rows = []
+    base_times = []
     with open(corpus / "expected.jsonl") as fh:
         expected = [json.loads(line) for line in fh]
     for e in expected:
@@ -49,13 +75,29 @@ def contract_tier(corpus, repeat, rows_shown):
         out = _engine_c.Kernel(*args).run()
         if out[3] != e["work"] and out[0] != 5:
             raise SystemExit(f"{e['name']}: work {out[3]}, expected {e['work']}")
-        t = best(lambda args=args: _engine_c.Kernel(*args).run(), repeat)
+        if baseline is not None:
+            if baseline.Kernel(*args).run() != out:
+                raise SystemExit(f"{e['name']}: the baseline's outcome differs")
+            t = tb = float("inf")
+            for _ in range(repeat):
+                tb = min(tb, best(lambda args=args: baseline.Kernel(*args).run(), 1))
+                t = min(t, best(lambda args=args: _engine_c.Kernel(*args).run(), 1))
+            base_times.append(tb * 1e3)
+        else:
+            t = best(lambda args=args: _engine_c.Kernel(*args).run(), repeat)
         rows.append((e["name"][:40], t * 1e3, e["work"], v.num_vars, len(v.step_kinds)))
     total = sum(x[1] for x in rows)
     work = sum(x[2] for x in rows)
     median = statistics.median(x[1] for x in rows)
     print(f"{len(rows)} unsat proofs: kernel median {median:.3f} ms, total {total:.1f} ms; "
           f"work {work} -> {total * 1e6 / work:.2f} ns/work")
+    if baseline is not None:
+        base_median = statistics.median(base_times)
+        ratios = [x[1] / b for x, b in zip(rows, base_times)]
+        print(f"baseline: median {base_median:.3f} ms, total {sum(base_times):.1f} ms; "
+              f"ratio new/baseline: median {median / base_median:.3f}, "
+              f"total {total / sum(base_times):.3f}, "
+              f"per-proof geometric mean {statistics.geometric_mean(ratios):.3f}")
     rows.sort(key=lambda x: x[1])
     mid = len(rows) // 2
     for x in rows[max(0, mid - rows_shown // 2):mid + rows_shown // 2 + 1]:
@@ -86,11 +128,14 @@ def main():
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     ap.add_argument("--repeat", type=int, default=9)
     ap.add_argument("--rows", type=int, default=10, help="rows shown around the median")
+    ap.add_argument("--baseline", type=Path, default=None,
+                    help="a directory with another build's sat_claim_check, to compare")
     ap.add_argument("--large", nargs="*", default=None,
                     help="also time the large tier (optionally only these name prefixes)")
     ap.add_argument("--large-repeat", type=int, default=1)
     args = ap.parse_args()
-    contract_tier(args.corpus, args.repeat, args.rows)
+    baseline = load_baseline(args.baseline) if args.baseline is not None else None
+    contract_tier(args.corpus, args.repeat, args.rows, baseline)
     if args.large is not None:
         large_tier(args.corpus, args.large, args.large_repeat)
 
