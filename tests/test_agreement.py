@@ -176,3 +176,19 @@ def test_fast_validation_equals_the_python_walk(monkeypatch):
     pure = [validated_or_error(r) for r in samples]
     assert compiled == pure
     assert sum(isinstance(x, dict) and "error" in x for x in pure) >= 20
+
+
+@pytest.mark.parametrize("pairs", [
+    [], [("a", 1)], [("a", 1), ("b", "x")], [("a", 1), ("a", 2)],
+    [("\ud800", 1)], [("a", "\udfff")], [("a", ["\ud800"])], [("é", "ü")],
+])
+def test_compiled_json_object_hook_equals_the_python_one(pairs):
+    from sat_claim_check import _convert_c, _jsontext
+
+    def outcome(hook):
+        try:
+            return hook(list(pairs))
+        except ValueError as exc:
+            return ("ValueError", str(exc))
+
+    assert outcome(_convert_c.unique_keys) == outcome(_jsontext._unique_keys)

@@ -168,3 +168,28 @@ def flatten_steps(object proof, long bound, long num_vars):
         return None
     out_offsets[n] = <int>pos
     return kinds, offsets, lits
+
+
+def unique_keys(list pairs):
+    """json's object_pairs_hook: a dict, or ValueError for a repeated key or a
+    string with a lone surrogate (the compiled twin of _jsontext._unique_keys)."""
+    cdef dict obj = {}
+    cdef Py_ssize_t i, n = PyList_GET_SIZE(pairs)
+    cdef object key, value
+    for i in range(n):
+        key, value = <object>PyList_GET_ITEM(pairs, i)
+        if key in obj:
+            raise ValueError(f"key {key!r} is repeated in an object")
+        _check_unicode(key)
+        if type(value) is str:
+            _check_unicode(value)
+        obj[key] = value
+    return obj
+
+
+cdef inline int _check_unicode(str text) except -1:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"the string {text!r} holds a lone surrogate") from None
+    return 0

@@ -4,6 +4,7 @@ import json
 import sys
 from contextlib import contextmanager
 
+from ._engine import compiled_module
 from .errors import InvalidInput
 
 __all__ = ["dumps", "loads"]
@@ -36,6 +37,10 @@ def _check_unicode(text):
         raise ValueError(f"the string {text!r} holds a lone surrogate") from None
 
 
+_convert_c = compiled_module("_convert_c")
+_object_hook = _convert_c.unique_keys if _convert_c is not None else _unique_keys
+
+
 @contextmanager
 def _any_integer_size():
     """Lift Python's guard on int <-> str conversion of very long integers.
@@ -61,13 +66,13 @@ def loads(data):
         data = data[1:]
     try:
         try:
-            return json.loads(data, object_pairs_hook=_unique_keys,
+            return json.loads(data, object_pairs_hook=_object_hook,
                               parse_constant=_constant)
         except ValueError as exc:
             if "integer string conversion" not in str(exc):
                 raise
             with _any_integer_size():      # a very long integer: parse again
-                return json.loads(data, object_pairs_hook=_unique_keys,
+                return json.loads(data, object_pairs_hook=_object_hook,
                                   parse_constant=_constant)
     except RecursionError:
         raise InvalidInput(None, "", "the JSON text is nested too deeply") from None
