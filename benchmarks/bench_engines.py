@@ -203,8 +203,13 @@ def main(argv=None):
     have_corpus = (args.corpus / "index.json").is_file()
     if have_corpus:
         requests = corpus_requests(args.corpus)
-        rows = engines_on([(n, loads(t)) for n, t, _ in requests], repeats)
-        report_engines("contract-tier corpus", rows)
+        rows = {claim: engines_on([(n, loads(t)) for n, t, e in requests
+                                   if e["expected_claim"] == claim], repeats)
+                for claim in ("unsat", "sat")}
+        report_engines("contract-tier corpus, unsat proofs", rows["unsat"])
+        report_engines("contract-tier corpus, sat claims (shared code: no propagation)",
+                       rows["sat"])
+        report_engines("contract-tier corpus, all requests", rows["unsat"] + rows["sat"])
     else:
         print(f"\n(corpus not found at {args.corpus}: skipping the corpus figures)")
 

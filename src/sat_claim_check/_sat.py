@@ -21,12 +21,12 @@ def check_sat(v):
         first_index[a] = i
 
     true = first_index.keys()
-    offsets, lits = v.clause_offsets, v.clause_lits
+    # Lists, not the arrays: set operations on list slices box no ints.
+    offsets, lits = v.clause_offsets.tolist(), v.clause_lits.tolist()
     for k in range(len(offsets) - 1):
         clause = lits[offsets[k]:offsets[k + 1]]
         if not true.isdisjoint(clause):
             continue
-        clause = clause.tolist()
         unassigned = [lit for lit in clause if -lit not in true]
         if unassigned:
             return ("clause_undetermined",
