@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import sat_claim_check as scc
-from sat_claim_check import _engine_c, _engine_py
+from sat_claim_check import _engine_c
 from sat_claim_check._jsontext import dumps, loads
 from sat_claim_check._report import unsat_outcome
 from sat_claim_check._validate import validate
@@ -170,12 +170,15 @@ def dratify_peer(corpus, requests):
         cnf = (corpus / entry["files"]["cnf"]).read_text()
         drup = (corpus / entry["files"]["drup"]).read_text()
 
-        def peer(engine):
+        def peer(engine, cnf=cnf, drup=drup):
             return dratify.check_proof(dratify.parse_dimacs(cnf), drup, engine=engine)
+
+        def ours_from_text(text=text):
+            return scc.run(loads(text), engine="compiled")
 
         request = loads(text)
         ours_dict = best_of(5, scc.run, request, engine="compiled")
-        ours_text = best_of(5, lambda: scc.run(loads(text), engine="compiled"))
+        ours_text = best_of(5, ours_from_text)
         rust = best_of(3, peer, "native") if native else float("nan")
         python = timed(peer, "python")[0]
         rows.append((name, ours_dict, ours_text, rust, python))
@@ -223,7 +226,7 @@ def main(argv=None):
     time_split(heavy[0][1], repeats)
 
     one, two = threads_ratio(heavy[0][1], 2 if args.quick else 6)
-    print(f"\n## Threads: 2 threads vs 1 thread on the same requests")
+    print("\n## Threads: 2 threads vs 1 thread on the same requests")
     print(f"  1 thread {one:.3f} s, 2 threads {two:.3f} s -> throughput x{one / two:.2f}")
 
     if have_corpus:

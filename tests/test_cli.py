@@ -31,7 +31,7 @@ UNUSABLE = b'{"error":"invalid_input","field":null,"path":"","message":'
 
 def cli(*args, stdin=b""):
     env = {k: v for k, v in os.environ.items() if k != "SAT_CLAIM_CHECK_NO_EXTENSIONS"}
-    return subprocess.run([sys.executable, "-m", "sat_claim_check", *args], input=stdin,
+    return subprocess.run(check=False, args=[sys.executable, "-m", "sat_claim_check", *args], input=stdin,
                           capture_output=True, env=env, timeout=120)
 
 
@@ -246,7 +246,7 @@ def test_odd_keys_never_crash():
 
 def test_closed_standard_input():
     for command in ("check", "batch"):
-        out = subprocess.run([sys.executable, "-m", "sat_claim_check", command],
+        out = subprocess.run(check=False, args=[sys.executable, "-m", "sat_claim_check", command],
                              stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
                              preexec_fn=lambda: os.close(0)) if os.name == "posix" else None
         if out is None:
@@ -300,7 +300,7 @@ def test_version_names_the_engine():
     assert "1.0.0" in text
     assert "engine: compiled" in text or "engine: reference" in text
     env = dict(os.environ, SAT_CLAIM_CHECK_NO_EXTENSIONS="1")
-    out = subprocess.run([sys.executable, "-m", "sat_claim_check", "--version"],
+    out = subprocess.run(check=False, args=[sys.executable, "-m", "sat_claim_check", "--version"],
                          capture_output=True, env=env, timeout=60)
     assert out.returncode == 0
     assert "engine: reference" in out.stdout.decode()
@@ -325,7 +325,7 @@ def test_bad_arguments_are_not_tracebacks():
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 def test_a_failed_write_is_exit_2_not_a_traceback():
     with open("/dev/full", "wb") as full:
-        out = subprocess.run([sys.executable, "-m", "sat_claim_check", "check"],
+        out = subprocess.run(check=False, args=[sys.executable, "-m", "sat_claim_check", "check"],
                              input=b'{"cnf":{"num_vars":0,"clauses":[]},"claim":"sat",'
                                    b'"assignment":[]}',
                              stdout=full, stderr=subprocess.PIPE, timeout=60)

@@ -4,9 +4,6 @@ import json
 from pathlib import Path
 
 import pytest
-
-import sat_claim_check as scc
-
 from _contract import (
     REFERENCE_VERSION,
     TOOL,
@@ -16,6 +13,8 @@ from _contract import (
     sat,
     unsat,
 )
+
+import sat_claim_check as scc
 
 SHARED_TOOL = Path(__file__).resolve().parents[2] / "shared" / "contract" / \
     "sat-claim-check.tool.json"

@@ -11,10 +11,9 @@ import os
 from pathlib import Path
 
 import pytest
+from _contract import assert_result
 
 import sat_claim_check as scc
-
-from _contract import assert_result
 
 
 def _corpus():

@@ -1,7 +1,6 @@
 """SPEC §3: the sat claim, scan first, then the clauses in order."""
 
 import pytest
-
 from _contract import check_result, result, sat
 
 

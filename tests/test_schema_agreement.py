@@ -19,12 +19,11 @@ from importlib import resources
 
 import jsonschema
 import pytest
+from _contract import INPUT_SCHEMA, INPUT_VALIDATOR, OUTPUT_SCHEMA, TOOL
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sat_claim_check as scc
-
-from _contract import INPUT_SCHEMA, INPUT_VALIDATOR, OUTPUT_SCHEMA, TOOL
 
 # -- the shipped files ------------------------------------------------------------
 

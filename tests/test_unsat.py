@@ -6,10 +6,9 @@ Each trace below follows SPEC §4.3 line by line: ``w`` is the work counter,
 """
 
 import pytest
+from _contract import assert_error, check_result, over_work, result, unsat
 
 import sat_claim_check as scc
-
-from _contract import assert_error, check_result, over_work, result, unsat
 
 STEP = "step"
 

@@ -5,10 +5,9 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
+from _contract import assert_error, check_result, invalid, over, result, sat, unsat
 
 import sat_claim_check as scc
-
-from _contract import assert_error, check_result, invalid, over, result, sat, unsat
 
 OK_CNF = {"num_vars": 2, "clauses": [[1, 2]]}
 

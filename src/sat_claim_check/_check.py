@@ -20,7 +20,7 @@ class Report:
     cause (checkers that ignore such deletions would accept the lemma).
     """
 
-    __slots__ = ("result", "work", "engine", "reason_deletions")
+    __slots__ = ("engine", "reason_deletions", "result", "work")
 
     def __init__(self, result, work, engine, reason_deletions=()):
         self.result = result

@@ -67,7 +67,9 @@ def flatten(object arrays, long bound, bint zero_ok):
             if type(<object>x) is not int:      # bool, float and the rest: slow path
                 return None
             value = PyLong_AsLongAndOverflow(<object>x, &overflow)
-            if overflow or value < -bound or value > bound or (value == 0 and not zero_ok):
+            if overflow or value < -bound or value > bound:
+                return None
+            if value == 0 and not zero_ok:
                 return None
             out_lits[pos] = <int>value
             pos += 1
@@ -81,7 +83,9 @@ cdef extern from "Python.h":
     int PyDict_Next(object d, Py_ssize_t* pos, PyObject** key, PyObject** value)
     Py_ssize_t PyDict_GET_SIZE(object d)
 
-from ._engine_py import STEP_ADD, STEP_ADD_OUT_OF_RANGE, STEP_DELETE, STEP_DELETE_NO_MATCH
+from ._engine_py import (
+    STEP_ADD, STEP_ADD_OUT_OF_RANGE, STEP_DELETE, STEP_DELETE_NO_MATCH,
+)
 
 cdef signed char _ADD = STEP_ADD
 cdef signed char _DELETE = STEP_DELETE
@@ -117,8 +121,9 @@ def flatten_steps(object proof, long bound, long num_vars):
             return None
         dict_pos = 0
         PyDict_Next(step, &dict_pos, &key, &value)
-        if type(<object>key) is not str or not (<object>key == "add"
-                                                 or <object>key == "delete"):
+        if type(<object>key) is not str:
+            return None
+        if not (<object>key == "add" or <object>key == "delete"):
             return None
         m = _size(<object>value)
         if m < 0:
@@ -143,7 +148,10 @@ def flatten_steps(object proof, long bound, long num_vars):
         is_list = type(<object>value) is list
         if not is_list and type(<object>value) is not tuple:
             return None
-        m = PyList_GET_SIZE(<object>value) if is_list else PyTuple_GET_SIZE(<object>value)
+        if is_list:
+            m = PyList_GET_SIZE(<object>value)
+        else:
+            m = PyTuple_GET_SIZE(<object>value)
         if pos + m > total:
             return None
         in_range = True

@@ -1,7 +1,7 @@
 # The compiled engine's public surface: the same names and signatures as the
 # reference engine's (_engine_py).
 from collections.abc import Sequence
-from typing import Final, List, Tuple
+from typing import Final
 
 STEP_ADD: Final[int]
 STEP_DELETE: Final[int]
@@ -18,7 +18,7 @@ STATUS_WORK_LIMIT: Final[int]
 class Kernel:
     """The clause multiset, watch lists and level-0 state of one unsat check."""
 
-    reason_deletions: List[int]
+    reason_deletions: list[int]
 
     def __init__(
         self,
@@ -32,6 +32,5 @@ class Kernel:
     ) -> None: ...
     @property
     def work(self) -> int: ...
-    def run(self) -> Tuple[int, int, int, int]:
+    def run(self) -> tuple[int, int, int, int]:
         """Check the proof; return (status, step_index, steps_checked, work)."""
-        ...

@@ -1,6 +1,6 @@
 """SPEC §3: the sat claim.  No propagation, so both engines share it."""
 
-from ._report import clause_discrepancy, assignment_discrepancy
+from ._report import assignment_discrepancy, clause_discrepancy
 
 __all__ = ["check_sat"]
 

@@ -10,7 +10,12 @@ from array import array
 from itertools import accumulate, chain
 
 from ._engine import compiled_module
-from ._engine_py import STEP_ADD, STEP_ADD_OUT_OF_RANGE, STEP_DELETE, STEP_DELETE_NO_MATCH
+from ._engine_py import (
+    STEP_ADD,
+    STEP_ADD_OUT_OF_RANGE,
+    STEP_DELETE,
+    STEP_DELETE_NO_MATCH,
+)
 from .errors import InvalidInput, LimitExceeded
 
 __all__ = ["Validated", "validate"]
@@ -28,8 +33,16 @@ _INT32_MAX = 2**31 - 1
 class Validated:
     """A request that passed §2, as flat arrays (see ``_engine_py``)."""
 
-    __slots__ = ("claim", "num_vars", "clause_offsets", "clause_lits",
-                 "assignment", "step_kinds", "step_offsets", "step_lits")
+    __slots__ = (
+        "assignment",
+        "claim",
+        "clause_lits",
+        "clause_offsets",
+        "num_vars",
+        "step_kinds",
+        "step_lits",
+        "step_offsets",
+    )
 
     def __init__(self, claim, num_vars, clause_offsets, clause_lits):
         self.claim = claim
@@ -118,6 +131,41 @@ def check_keys(obj, allowed, required, field, path, *, exactly_one=False):
         if key not in obj:
             raise InvalidInput(field, pointer(*path, key),
                                f"missing required key {key!r}")
+
+
+# -- size limits and step kinds (shared with the DIMACS front door) ------------
+
+# Where each size limit points (SPEC §1), and what it counts, for messages.
+SIZE_LIMITS = {
+    "max_vars": ("cnf", "/cnf/num_vars", "num_vars"),
+    "max_clauses": ("cnf", "/cnf/clauses", "the number of clauses"),
+    "max_total_literals": ("cnf", "/cnf/clauses", "the number of CNF literals"),
+    "max_assignment_literals": ("assignment", "/assignment",
+                                "the number of assignment literals"),
+    "max_proof_steps": ("proof", "/proof", "the number of proof steps"),
+    "max_proof_literals": ("proof", "/proof", "the number of proof literals"),
+}
+
+
+def check_size(limit, actual, limits):
+    """Raise limit_exceeded when ``actual`` is over ``limits.<limit>``."""
+    maximum = getattr(limits, limit)
+    if actual > maximum:
+        field, path, what = SIZE_LIMITS[limit]
+        raise LimitExceeded(field, path,
+                            f"{what} ({number_text(actual)}) is over the limit of {maximum}",
+                            limit=limit, max=maximum, actual=actual)
+
+
+def mark_out_of_range(kinds, offsets, lits, num_vars):
+    """Give each step with a literal outside 1..num_vars its own kind, in place,
+    so that the engines never see such a literal."""
+    if lits and -num_vars <= min(lits) and max(lits) <= num_vars and 0 not in lits:
+        return
+    for s in range(len(kinds)):
+        part = lits[offsets[s]:offsets[s + 1]]
+        if part and not (-num_vars <= min(part) and max(part) <= num_vars and 0 not in part):
+            kinds[s] = STEP_ADD_OUT_OF_RANGE if kinds[s] == STEP_ADD else STEP_DELETE_NO_MATCH
 
 
 # -- literal arrays ------------------------------------------------------------
@@ -225,31 +273,19 @@ def _cnf(cnf, limits):
                            f"num_vars must be an integer, got {type_name(raw)}")
     if num_vars < 0:
         raise InvalidInput("cnf", "/cnf/num_vars", f"num_vars must be >= 0, got {number_text(num_vars)}")
-    if num_vars > limits.max_vars:
-        raise LimitExceeded("cnf", "/cnf/num_vars",
-                            f"num_vars {number_text(num_vars)} is over the limit of {limits.max_vars}",
-                            limit="max_vars", max=limits.max_vars, actual=num_vars)
+    check_size("max_vars", num_vars, limits)
 
     clauses = cnf["clauses"]
     if not is_array(clauses):
         raise InvalidInput("cnf", "/cnf/clauses",
                            f"clauses must be an array, got {type_name(clauses)}")
-    if len(clauses) > limits.max_clauses:
-        raise LimitExceeded("cnf", "/cnf/clauses",
-                            f"{len(clauses)} clauses is over the limit of {limits.max_clauses}",
-                            limit="max_clauses", max=limits.max_clauses, actual=len(clauses))
+    check_size("max_clauses", len(clauses), limits)
     if not set(map(type, clauses)) <= {list, tuple}:
         for k, clause in enumerate(clauses):
             if not is_array(clause):
                 raise InvalidInput("cnf", pointer("cnf", "clauses", k),
                                    f"a clause must be an array, got {type_name(clause)}")
-    total = sum(map(len, clauses))
-    if total > limits.max_total_literals:
-        raise LimitExceeded("cnf", "/cnf/clauses",
-                            f"{total} CNF literals is over the limit of "
-                            f"{limits.max_total_literals}",
-                            limit="max_total_literals", max=limits.max_total_literals,
-                            actual=total)
+    check_size("max_total_literals", sum(map(len, clauses)), limits)
     return num_vars, clauses
 
 
@@ -257,12 +293,7 @@ def _assignment(assignment, limits):
     if not is_array(assignment):
         raise InvalidInput("assignment", "/assignment",
                            f"assignment must be an array, got {type_name(assignment)}")
-    if len(assignment) > limits.max_assignment_literals:
-        raise LimitExceeded("assignment", "/assignment",
-                            f"{len(assignment)} assignment literals is over the limit of "
-                            f"{limits.max_assignment_literals}",
-                            limit="max_assignment_literals",
-                            max=limits.max_assignment_literals, actual=len(assignment))
+    check_size("max_assignment_literals", len(assignment), limits)
     return literal_array((assignment,), limits.max_vars, True, "assignment",
                          lambda i, j: pointer("assignment", j), "an assignment literal")
 
@@ -270,21 +301,11 @@ def _assignment(assignment, limits):
 def _proof(proof, num_vars, limits, out):
     if not is_array(proof):
         raise InvalidInput("proof", "/proof", f"proof must be an array, got {type_name(proof)}")
-    if len(proof) > limits.max_proof_steps:
-        raise LimitExceeded("proof", "/proof",
-                            f"{len(proof)} proof steps is over the limit of "
-                            f"{limits.max_proof_steps}",
-                            limit="max_proof_steps", max=limits.max_proof_steps,
-                            actual=len(proof))
+    check_size("max_proof_steps", len(proof), limits)
 
     fast = _convert_c.flatten_steps(proof, limits.max_vars, num_vars) if _convert_c else None
     kinds, offsets, lits = fast or _steps(proof, num_vars, limits)
-    if len(lits) > limits.max_proof_literals:
-        raise LimitExceeded("proof", "/proof",
-                            f"{len(lits)} proof literals is over the limit of "
-                            f"{limits.max_proof_literals}",
-                            limit="max_proof_literals", max=limits.max_proof_literals,
-                            actual=len(lits))
+    check_size("max_proof_literals", len(lits), limits)
     out.step_kinds = kinds
     out.step_offsets = offsets
     out.step_lits = lits
@@ -299,13 +320,7 @@ def _steps(proof, num_vars, limits):
     if shape_error is not None:
         raise shape_error
     kinds = array("b", map(_KIND_OF_IS_ADD.__getitem__, is_add))
-    if lits and not (-num_vars <= min(lits) and max(lits) <= num_vars and 0 not in lits):
-        # Some step mentions a literal outside 1..num_vars: classify steps one by one.
-        for s in range(len(kinds)):
-            part = lits[offsets[s]:offsets[s + 1]]
-            if part and not (-num_vars <= min(part) and max(part) <= num_vars
-                             and 0 not in part):
-                kinds[s] = STEP_ADD_OUT_OF_RANGE if is_add[s] else STEP_DELETE_NO_MATCH
+    mark_out_of_range(kinds, offsets, lits, num_vars)
     return kinds, offsets, lits
 
 

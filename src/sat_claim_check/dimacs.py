@@ -36,9 +36,14 @@ from bisect import bisect_right
 from . import _parse_py
 from ._check import _limits, run_validated
 from ._engine import NO_EXTENSIONS_VARIABLE, resolve
-from ._engine_py import STEP_ADD_OUT_OF_RANGE, STEP_DELETE_NO_MATCH
-from ._validate import Validated, _assignment, literal_array, pointer
-from .errors import LimitExceeded
+from ._validate import (
+    Validated,
+    _assignment,
+    check_size,
+    literal_array,
+    mark_out_of_range,
+    pointer,
+)
 
 __all__ = ["DimacsError", "request_from_dimacs", "request_from_files",
            "run_dimacs", "run_files"]
@@ -282,21 +287,9 @@ def _validated(cnf, proof, model, limits):
     (the CNF's literal ranges were checked by the parser against the header).
     """
     num_vars, offsets, lits = cnf
-    if num_vars > limits.max_vars:
-        raise LimitExceeded("cnf", "/cnf/num_vars",
-                            f"num_vars {num_vars} is over the limit of {limits.max_vars}",
-                            limit="max_vars", max=limits.max_vars, actual=num_vars)
-    m = len(offsets) - 1
-    if m > limits.max_clauses:
-        raise LimitExceeded("cnf", "/cnf/clauses",
-                            f"{m} clauses is over the limit of {limits.max_clauses}",
-                            limit="max_clauses", max=limits.max_clauses, actual=m)
-    if len(lits) > limits.max_total_literals:
-        raise LimitExceeded("cnf", "/cnf/clauses",
-                            f"{len(lits)} CNF literals is over the limit of "
-                            f"{limits.max_total_literals}",
-                            limit="max_total_literals", max=limits.max_total_literals,
-                            actual=len(lits))
+    check_size("max_vars", num_vars, limits)
+    check_size("max_clauses", len(offsets) - 1, limits)
+    check_size("max_total_literals", len(lits), limits)
     if model is not None:
         out = Validated("sat", num_vars, offsets, lits)
         out.assignment = _assignment(model, limits)
@@ -309,13 +302,7 @@ def _validated(cnf, proof, model, limits):
 def _proof(proof, num_vars, limits, out):
     """``_validate._proof`` on arrays: step count, literal bounds, literal count, kinds."""
     kinds, offsets, lits = proof
-    steps = len(kinds)
-    if steps > limits.max_proof_steps:
-        raise LimitExceeded("proof", "/proof",
-                            f"{steps} proof steps is over the limit of "
-                            f"{limits.max_proof_steps}",
-                            limit="max_proof_steps", max=limits.max_proof_steps,
-                            actual=steps)
+    check_size("max_proof_steps", len(kinds), limits)
     bound = limits.max_vars
     if lits and not (-bound <= min(lits) and max(lits) <= bound):
         # The first literal over max_vars in document order: let the validator
@@ -325,19 +312,8 @@ def _proof(proof, num_vars, limits, out):
         key = "delete" if kinds[s] else "add"
         literal_array((lits[offsets[s]:offsets[s + 1]].tolist(),), bound, True, "proof",
                       lambda _, j: pointer("proof", s, key, j), "a proof literal")
-    if len(lits) > limits.max_proof_literals:
-        raise LimitExceeded("proof", "/proof",
-                            f"{len(lits)} proof literals is over the limit of "
-                            f"{limits.max_proof_literals}",
-                            limit="max_proof_literals", max=limits.max_proof_literals,
-                            actual=len(lits))
-    if lits and not (-num_vars <= min(lits) and max(lits) <= num_vars):
-        # Some step mentions a literal outside 1..num_vars (never 0 in DRUP):
-        # classify steps one by one, as _validate._proof does.
-        for s in range(steps):
-            part = lits[offsets[s]:offsets[s + 1]]
-            if part and not (-num_vars <= min(part) and max(part) <= num_vars):
-                kinds[s] = STEP_ADD_OUT_OF_RANGE if kinds[s] == 0 else STEP_DELETE_NO_MATCH
+    check_size("max_proof_literals", len(lits), limits)
+    mark_out_of_range(kinds, offsets, lits, num_vars)
     out.step_kinds = kinds
     out.step_offsets = offsets
     out.step_lits = lits
