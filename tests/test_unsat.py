@@ -290,3 +290,15 @@ def test_reason_deletion_makes_a_later_lemma_fail(engine):
     report = check_result(unsat(3, base, [{"add": [1, 3]}, {"delete": [-1, 2]}, {"add": [3]}]),
                           engine, not_rup(2, [3]))
     assert report.reason_deletions == (1,)
+
+
+def test_the_readme_example(engine):
+    # assume -2 (1); [1,2] visited (2), 1 implied (3); [-1,2] visited (4): conflict.
+    # Attach unit [2]: 2 assigned (5); [1,-2] visited (6), 1 implied (7);
+    # [-1,-2] visited (8): a level-0 conflict, so the empty clause is RUP at no cost.
+    request = {"cnf": {"num_vars": 2, "clauses": [[1, 2], [-1, 2], [1, -2], [-1, -2]]},
+               "claim": "unsat", "proof": [{"add": [2]}, {"add": []}]}
+    report = scc.run(request, engine=engine)
+    assert report.result["valid"] is True
+    assert report.result["steps_checked"] == 2
+    assert report.work == 8
