@@ -19,7 +19,7 @@ from importlib import resources
 
 import jsonschema
 import pytest
-from _contract import INPUT_SCHEMA, INPUT_VALIDATOR, OUTPUT_SCHEMA, TOOL
+from _contract import INPUT_SCHEMA, INPUT_VALIDATOR, OUTPUT_SCHEMA, TOOL, sat, unsat
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -174,33 +174,23 @@ def test_section_2_agrees_with_input_schema():
 
 # -- at the limits, where a generator rarely goes -------------------------------------
 
-def _sat(num_vars, clauses, assignment):
-    return {"cnf": {"num_vars": num_vars, "clauses": clauses}, "claim": "sat",
-            "assignment": assignment}
-
-
-def _unsat(num_vars, clauses, proof):
-    return {"cnf": {"num_vars": num_vars, "clauses": clauses}, "claim": "unsat",
-            "proof": proof}
-
-
 AT_THE_LIMITS = [
-    (_sat(10000, [], []), True),
-    (_sat(10001, [], []), False),
-    (_sat(1, [[1]] * 5000, [1]), True),
-    (_sat(1, [[1]] * 5001, [1]), False),
-    (_sat(1, [], [1] * 10000), True),          # duplicates are a verdict, not an error
-    (_sat(1, [], [1] * 10001), False),
-    (_sat(2, [], [10000, -10000]), True),
-    (_sat(2, [], [10001]), False),
-    (_sat(2, [], [-10001]), False),
-    (_sat(10000, [[10000, -10000]], []), True),
-    (_sat(10000, [[10001]], []), False),
-    (_unsat(0, [[]], [{"add": []}] * 2000), True),
-    (_unsat(0, [[]], [{"add": []}] * 2001), False),
-    (_unsat(0, [[]], [{"add": [10000]}, {"delete": [-10000]}]), True),
-    (_unsat(0, [[]], [{"add": [10001]}]), False),
-    (_unsat(0, [[]], [{"delete": [-10001]}]), False),
+    (sat(10000, [], []), True),
+    (sat(10001, [], []), False),
+    (sat(1, [[1]] * 5000, [1]), True),
+    (sat(1, [[1]] * 5001, [1]), False),
+    (sat(1, [], [1] * 10000), True),          # duplicates are a verdict, not an error
+    (sat(1, [], [1] * 10001), False),
+    (sat(2, [], [10000, -10000]), True),
+    (sat(2, [], [10001]), False),
+    (sat(2, [], [-10001]), False),
+    (sat(10000, [[10000, -10000]], []), True),
+    (sat(10000, [[10001]], []), False),
+    (unsat(0, [[]], [{"add": []}] * 2000), True),
+    (unsat(0, [[]], [{"add": []}] * 2001), False),
+    (unsat(0, [[]], [{"add": [10000]}, {"delete": [-10000]}]), True),
+    (unsat(0, [[]], [{"add": [10001]}]), False),
+    (unsat(0, [[]], [{"delete": [-10001]}]), False),
 ]
 
 
@@ -215,16 +205,16 @@ def test_agreement_at_the_limits(request_, accepted):
 def test_stricter_than_the_schema_only_where_the_spec_says():
     # schema accepts; §2 rejects: the extra rules, one by one
     extra = [
-        _sat(2, [[1, 0]], [1]),                                  # 0 in the CNF
-        _sat(2, [[3]], [1]),                                      # above num_vars
+        sat(2, [[1, 0]], [1]),                                  # 0 in the CNF
+        sat(2, [[3]], [1]),                                      # above num_vars
         {"cnf": {"num_vars": 1, "clauses": []}, "claim": "sat"},  # no assignment
         {"cnf": {"num_vars": 1, "clauses": []}, "claim": "unsat"},  # no proof
         {"cnf": {"num_vars": 1, "clauses": []}, "claim": "sat", "assignment": [],
          "proof": []},
         {"cnf": {"num_vars": 1, "clauses": []}, "claim": "unsat", "assignment": [],
          "proof": []},
-        _sat(2, [[1, 2] * 5000] * 5 + [[1]], [1]),                # 50001 CNF literals
-        _unsat(1, [[]], [{"add": [1] * 25}] * 1999 + [{"add": [1] * 26}]),  # 50001
+        sat(2, [[1, 2] * 5000] * 5 + [[1]], [1]),                # 50001 CNF literals
+        unsat(1, [[]], [{"add": [1] * 25}] * 1999 + [{"add": [1] * 26}]),  # 50001
     ]
     for request in extra:
         assert INPUT_VALIDATOR.is_valid(request)
