@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-/* Error codes: the same numbers as _parse_py.ERR_*. */
+/* Error codes: the same numbers as _codes.SCAN_*. */
 #define SCC_OK 0
 #define SCC_ERR_TOKEN 1          /* not an integer (or a misplaced 'd' / 'p') */
 #define SCC_ERR_INT_RANGE 2      /* an integer beyond 32 bits */

@@ -23,11 +23,12 @@ Everything is a function of the ``random.Random`` passed in.
 import random
 from array import array
 
-STEP_ADD = 0
-STEP_DELETE = 1
-STEP_ADD_OUT_OF_RANGE = 2
-STEP_DELETE_NO_MATCH = 3
-
+from sat_claim_check._codes import (
+    STEP_ADD,
+    STEP_ADD_OUT_OF_RANGE,
+    STEP_DELETE,
+    STEP_DELETE_NO_MATCH,
+)
 
 # -- CNFs ------------------------------------------------------------------------
 
@@ -351,7 +352,7 @@ def _resolvent(rng, live):
     x = rng.choice(sorted(pivots))
     a = live[rng.choice(by_lit[x])]
     b = live[rng.choice(by_lit[-x])]
-    return list(dict.fromkeys([l for l in a if l != x] + [l for l in b if l != -x]))
+    return list(dict.fromkeys([*(lit for lit in a if lit != x), *(lit for lit in b if lit != -x)]))
 
 
 def _random_clause(rng, n, width=None):
@@ -426,7 +427,7 @@ def mutate(request, rng, kind=None):
         proof.insert(pos, {rng.choice(("add", "delete")): lits})
     elif kind == "tautology" and n >= 1:
         v = rng.randint(1, n)
-        lits = _random_clause(rng, n, rng.randint(0, 3)) + [v, -v]
+        lits = [*_random_clause(rng, n, rng.randint(0, 3)), v, -v]
         rng.shuffle(lits)
         proof.insert(pos, {rng.choice(("add", "add", "delete")): lits})
     elif kind == "duplicate_literal" and proof:

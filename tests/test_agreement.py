@@ -8,6 +8,7 @@ The compiled validation fast path is held to the pure one the same way.
 
 import copy
 import random
+from types import SimpleNamespace
 
 import proofgen
 import pytest
@@ -15,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sat_claim_check as scc
-from sat_claim_check import _validate
+from sat_claim_check import _convert_py, _validate
 
 pytestmark = pytest.mark.compiled
 
@@ -168,14 +169,22 @@ def validated_or_error(request):
     return {name: getattr(v, name) for name in _validate.Validated.__slots__}
 
 
-def test_fast_validation_equals_the_python_walk(monkeypatch):
-    assert _validate._convert_c is not None, "the compiled fast path is not in use"
+# The converter with no fast path at all: validation is the plain Python walk.
+WALK_ONLY = SimpleNamespace(flatten=lambda *args: None, flatten_steps=lambda *args: None,
+                            mark_out_of_range=_convert_py.mark_out_of_range)
+
+
+@pytest.mark.compiled
+@pytest.mark.parametrize("converter", [_convert_py, WALK_ONLY], ids=["pure", "walk"])
+def test_fast_validation_equals_the_python_walk(monkeypatch, converter):
+    assert _validate._convert.__name__ == "sat_claim_check._convert_c"
     samples = list(requests("validation", 300))
     compiled = [validated_or_error(r) for r in samples]
-    monkeypatch.setattr(_validate, "_convert_c", None)
-    pure = [validated_or_error(r) for r in samples]
-    assert compiled == pure
-    assert sum(isinstance(x, dict) and "error" in x for x in pure) >= 20
+    monkeypatch.setattr(_validate, "_convert", converter)
+    other = [validated_or_error(r) for r in samples]
+    assert compiled == other
+    assert sum(isinstance(x, dict) and "error" in x for x in other) >= 20
+    assert sum("error" not in x for x in other) >= 20
 
 
 @pytest.mark.parametrize("pairs", [
@@ -183,7 +192,7 @@ def test_fast_validation_equals_the_python_walk(monkeypatch):
     [("\ud800", 1)], [("a", "\udfff")], [("a", ["\ud800"])], [("é", "ü")],
 ])
 def test_compiled_json_object_hook_equals_the_python_one(pairs):
-    from sat_claim_check import _convert_c, _jsontext
+    from sat_claim_check import _convert_c
 
     def outcome(hook):
         try:
@@ -191,4 +200,4 @@ def test_compiled_json_object_hook_equals_the_python_one(pairs):
         except ValueError as exc:
             return ("ValueError", str(exc))
 
-    assert outcome(_convert_c.unique_keys) == outcome(_jsontext._unique_keys)
+    assert outcome(_convert_c.unique_keys) == outcome(_convert_py.unique_keys)

@@ -44,7 +44,7 @@ def test_examples_restated_by_hand(engine):
 def test_shipped_tool_json_is_the_published_one():
     if not SHARED_TOOL.is_file():
         pytest.skip("the published tool description is not beside the checkout")
-    assert TOOL == json.loads(SHARED_TOOL.read_text(encoding="utf-8"))
+    assert json.loads(SHARED_TOOL.read_text(encoding="utf-8")) == TOOL
 
 
 def test_tool_limits_are_the_default_limits():

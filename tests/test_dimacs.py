@@ -1,7 +1,7 @@
 """DIMACS/DRUP/model parsing, the requests it builds, and run_files().
 
 Both parsers (compiled and pure) run every parsing test through
-``dimacs._parser``; the corpus tests compare with the JSON requests and the
+``dimacs._scanner``; the corpus tests compare with the JSON requests and the
 expected results of the contract tier.
 """
 
@@ -30,7 +30,7 @@ def parser(request, monkeypatch):
     """Route dimacs through one parser module (a missing extension is an error)."""
     name = "_parse_c" if request.param == "compiled" else "_parse_py"
     module = importlib.import_module("sat_claim_check." + name)
-    monkeypatch.setattr(dimacs, "_parser", module)
+    monkeypatch.setattr(dimacs, "_scanner", module)
     return module
 
 

@@ -1,5 +1,6 @@
 """Choosing the engine: auto, compiled, reference, and the pure build."""
 
+import importlib
 import inspect
 import os
 import subprocess
@@ -8,7 +9,6 @@ import sys
 import pytest
 
 import sat_claim_check as scc
-from sat_claim_check import _engine_py
 
 REQUEST = {"cnf": {"num_vars": 1, "clauses": [[1], [-1]]}, "claim": "unsat",
            "proof": [{"add": []}]}
@@ -47,14 +47,6 @@ def test_variable_gives_reference_and_compiled_raises():
     assert "SAT_CLAIM_CHECK_NO_EXTENSIONS" in lines[1]
 
 
-def test_version_names_the_engine():
-    out = subprocess.run(check=False, args=[sys.executable, "-m", "sat_claim_check", "--version"],
-                         capture_output=True, text=True, timeout=60,
-                         env={**os.environ, "SAT_CLAIM_CHECK_NO_EXTENSIONS": "1"})
-    assert out.returncode == 0
-    assert out.stdout.startswith(f"sat-claim-check {scc.__version__} (engine: reference;")
-
-
 def test_unknown_engine_is_a_value_error():
     with pytest.raises(ValueError, match="engine must be one of"):
         scc.run(REQUEST, engine="fast")
@@ -73,17 +65,38 @@ def test_report_names_the_engine(engine):
     assert scc.run(REQUEST, engine=engine).engine == engine
 
 
+TWINS = [("_engine_c", "_engine_py", ["Kernel"]),
+         ("_convert_c", "_convert_py",
+          ["flatten", "flatten_steps", "mark_out_of_range", "unique_keys"]),
+         ("_parse_c", "_parse_py", ["parse_cnf", "parse_drup"])]
+
+
 @pytest.mark.compiled
-def test_both_modules_have_the_same_surface():
-    from sat_claim_check import _engine_c
+@pytest.mark.parametrize(("compiled", "pure", "names"), TWINS)
+def test_every_compiled_module_has_a_pure_twin_with_the_same_names(compiled, pure, names):
+    compiled = importlib.import_module(f"sat_claim_check.{compiled}")
+    pure = importlib.import_module(f"sat_claim_check.{pure}")
+    for name in names:
+        c, p = getattr(compiled, name), getattr(pure, name)
+        assert (list(inspect.signature(c).parameters)
+                == list(inspect.signature(p).parameters)), name
 
-    def public(module):
-        return {name for name in dir(module)
-                if name.startswith(("STATUS_", "STEP_")) or name == "Kernel"}
 
-    assert public(_engine_py) <= public(_engine_c)
-    for name in public(_engine_py):
-        if name != "Kernel":
-            assert getattr(_engine_c, name) == getattr(_engine_py, name), name
-    assert (list(inspect.signature(_engine_c.Kernel).parameters)
-            == list(inspect.signature(_engine_py.Kernel).parameters))
+@pytest.mark.compiled
+def test_the_selector_hands_out_the_compiled_twins_together():
+    from sat_claim_check import _engine
+    assert _engine.resolve("compiled")[1].__name__ == "sat_claim_check._engine_c"
+    assert _engine.converter().__name__ == "sat_claim_check._convert_c"
+    assert _engine.scanner().__name__ == "sat_claim_check._parse_c"
+    assert _engine.implementations() == {
+        "kernel": "compiled", "converter": "compiled", "scanner": "compiled"}
+
+
+def test_codes_are_distinct_small_ints():
+    from sat_claim_check import _codes
+    for prefix in ("STEP_", "STATUS_", "SCAN_", "EXIT_"):
+        values = [getattr(_codes, n) for n in dir(_codes)
+                  if n.startswith(prefix) and n != "STEP_KEYS"]
+        assert len(values) >= 4, prefix
+        assert all(type(v) is int for v in values), prefix
+        assert len(set(values)) == len(values), prefix

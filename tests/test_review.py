@@ -9,11 +9,13 @@ import collections
 import json
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pytest
 
 import sat_claim_check as scc
 import sat_claim_check._validate as validate_module
+from sat_claim_check import _convert_py
 
 CNF2 = {"num_vars": 2, "clauses": [[1, 2]]}
 
@@ -27,7 +29,9 @@ def outcome(request, engine, limits=None):
 
 
 def outcome_walk(request, limits=None, monkeypatch=None):
-    monkeypatch.setattr(validate_module, "_convert_c", None)
+    monkeypatch.setattr(validate_module, "_convert", SimpleNamespace(
+        flatten=lambda *args: None, flatten_steps=lambda *args: None,
+        mark_out_of_range=_convert_py.mark_out_of_range))
     try:
         return outcome(request, "reference", limits)
     finally:

@@ -41,12 +41,13 @@ class Report:
 
 def run(request, *, engine="auto", limits=None):
     """Check a request; return a Report, or raise CheckError when it is rejected."""
-    limits = _limits(limits)
+    limits = contract_limits(limits)
     name, module = resolve(engine)
     return run_validated(validate(request, limits), name, module, limits)
 
 
-def _limits(limits):
+def contract_limits(limits):
+    """The Limits to use for ``limits=``: None means the contract's."""
     if limits is None:
         return CONTRACT_LIMITS
     if not isinstance(limits, Limits):

@@ -1,8 +1,9 @@
 """Request arrays into flat C int arrays, checking every literal on the way.
 
-``flatten`` is the fast path of ``_validate.flatten``: it accepts only the
-common case (plain lists or tuples of plain ints, all within range) and
-returns ``None`` on anything else, so that the plain Python walk in
+The compiled twin of ``_convert_py`` (same functions, same answers).
+``flatten`` and ``flatten_steps`` are the fast paths of ``_validate``: they
+accept only the common case (plain lists or tuples of plain ints, all within
+range) and return ``None`` on anything else, so that the plain Python walk in
 ``_validate`` finds the exact first error in document order.
 """
 
@@ -83,7 +84,7 @@ cdef extern from "Python.h":
     int PyDict_Next(object d, Py_ssize_t* pos, PyObject** key, PyObject** value)
     Py_ssize_t PyDict_GET_SIZE(object d)
 
-from ._engine_py import (
+from ._codes import (
     STEP_ADD, STEP_ADD_OUT_OF_RANGE, STEP_DELETE, STEP_DELETE_NO_MATCH,
 )
 
@@ -94,13 +95,12 @@ cdef signed char _DELETE_OUT = STEP_DELETE_NO_MATCH
 cdef array.array _BYTE_TEMPLATE = _array.array("b")
 
 
-def flatten_steps(object proof, long bound, long num_vars):
+def flatten_steps(object proof, long bound):
     """(kinds, offsets, literals) for proof steps, or None.
 
     The common case only: every step a plain dict with one key, "add" or
     "delete", holding a plain list or tuple of plain ints with ``|l| <= bound``.
-    Kinds are classified as the engines expect: a step with a literal outside
-    ``1..num_vars`` gets STEP_ADD_OUT_OF_RANGE or STEP_DELETE_NO_MATCH.
+    Kinds are STEP_ADD or STEP_DELETE (``mark_out_of_range`` classifies).
     """
     cdef Py_ssize_t n = _size(proof)
     cdef Py_ssize_t s, j, m, total = 0, pos = 0, dict_pos
@@ -110,8 +110,7 @@ def flatten_steps(object proof, long bound, long num_vars):
     cdef object step
     cdef long lit
     cdef int overflow
-    cdef bint is_list, in_range
-    cdef signed char kind
+    cdef bint is_list
     if n < 0:
         return None
     # Pass 1: shapes, and the total literal count.
@@ -137,7 +136,7 @@ def flatten_steps(object proof, long bound, long num_vars):
     cdef signed char* out_kinds = kinds.data.as_schars
     cdef int* out_offsets = offsets.data.as_ints
     cdef int* out_lits = lits.data.as_ints
-    # Pass 2: literals, checked and copied; kinds classified.
+    # Pass 2: literals, checked and copied.
     for s in range(n):
         step = proof[s]
         if type(step) is not dict or PyDict_GET_SIZE(step) != 1:
@@ -154,7 +153,6 @@ def flatten_steps(object proof, long bound, long num_vars):
             m = PyTuple_GET_SIZE(<object>value)
         if pos + m > total:
             return None
-        in_range = True
         for j in range(m):
             x = (PyList_GET_ITEM(<object>value, j) if is_list
                  else PyTuple_GET_ITEM(<object>value, j))
@@ -163,24 +161,37 @@ def flatten_steps(object proof, long bound, long num_vars):
             lit = PyLong_AsLongAndOverflow(<object>x, &overflow)
             if overflow or lit < -bound or lit > bound:
                 return None
-            if lit == 0 or lit < -num_vars or lit > num_vars:
-                in_range = False
             out_lits[pos] = <int>lit
             pos += 1
-        if <object>key == "add":
-            kind = _ADD if in_range else _ADD_OUT
-        else:
-            kind = _DELETE if in_range else _DELETE_OUT
-        out_kinds[s] = kind
+        out_kinds[s] = _ADD if <object>key == "add" else _DELETE
     if pos != total:
         return None
     out_offsets[n] = <int>pos
     return kinds, offsets, lits
 
 
+def mark_out_of_range(signed char[::1] kinds, const int[::1] offsets,
+                      const int[::1] lits, long num_vars):
+    """Give each step with a literal outside 1..num_vars its own kind, in place,
+    so that the engines never see such a literal."""
+    cdef Py_ssize_t s, i, n = kinds.shape[0]
+    cdef int lit
+    if offsets.shape[0] != n + 1 or offsets[n] > lits.shape[0]:
+        raise ValueError("offsets do not describe the steps")
+    for s in range(n):
+        if offsets[s] < 0 or offsets[s] > offsets[s + 1]:
+            raise ValueError("offsets do not describe the steps")
+        for i in range(offsets[s], offsets[s + 1]):
+            lit = lits[i]
+            if lit == 0 or lit < -num_vars or lit > num_vars:
+                kinds[s] = (_ADD_OUT if kinds[s] == _ADD or kinds[s] == _ADD_OUT
+                            else _DELETE_OUT)
+                break
+
+
 def unique_keys(list pairs):
     """json's object_pairs_hook: a dict, or ValueError for a repeated key or a
-    string with a lone surrogate (the compiled twin of _jsontext._unique_keys)."""
+    string with a lone surrogate (the compiled twin of _convert_py.unique_keys)."""
     cdef dict obj = {}
     cdef Py_ssize_t i, n = PyList_GET_SIZE(pairs)
     cdef object key, value

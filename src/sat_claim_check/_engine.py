@@ -1,39 +1,50 @@
-"""Chooses the engine: the only module that knows there are two."""
+"""Chooses the implementations: the only module that knows there are twins.
+
+Three parts of the package come as a compiled module and a pure-Python twin
+with the same names and the same answers:
+
+* the kernel (``_engine_c`` / ``_engine_py``), chosen per call by ``engine=``;
+* the request converter (``_convert_c`` / ``_convert_py``), the fast path of
+  validation and the JSON object hook;
+* the DIMACS/DRUP scanner (``_parse_c`` / ``_parse_py``).
+
+The compiled modules are one build: either all three import, or none is
+used.  ``SAT_CLAIM_CHECK_NO_EXTENSIONS=1`` (or an interpreter other than
+CPython) turns them all off.
+"""
 
 import importlib
 import os
 import platform
 
-from . import _engine_py
+from . import _convert_py, _engine_py, _parse_py
+
+__all__ = ["ENGINES", "compiled_available", "converter", "default_engine",
+           "implementations", "resolve", "scanner"]
 
 ENGINES = ("auto", "compiled", "reference")
 NO_EXTENSIONS_VARIABLE = "SAT_CLAIM_CHECK_NO_EXTENSIONS"
 
-_compiled = None
-_compiled_error = None
 
-if os.environ.get(NO_EXTENSIONS_VARIABLE):
-    _compiled_error = ImportError(
-        f"the compiled engine is disabled: {NO_EXTENSIONS_VARIABLE} is set")
-elif platform.python_implementation() != "CPython":
-    _compiled_error = ImportError(
-        f"the compiled engine needs CPython, not {platform.python_implementation()}")
-else:
+def _load_compiled():
+    """(kernel, converter, scanner) compiled modules, or (None, the ImportError)."""
+    if os.environ.get(NO_EXTENSIONS_VARIABLE):
+        return None, ImportError(
+            f"the compiled engine is disabled: {NO_EXTENSIONS_VARIABLE} is set")
+    if platform.python_implementation() != "CPython":
+        return None, ImportError(
+            f"the compiled engine needs CPython, not {platform.python_implementation()}")
     try:
-        _compiled = importlib.import_module(__package__ + "._engine_c")
-    except ImportError as exc:  # a pure build, or a broken install
-        _compiled_error = ImportError(f"the compiled engine is not built here ({exc})")
-        _compiled_error.__cause__ = exc
+        modules = tuple(importlib.import_module(f"{__package__}.{name}")
+                        for name in ("_engine_c", "_convert_c", "_parse_c"))
+    except ImportError as exc:      # a pure build, or a broken install
+        error = ImportError(f"the compiled engine is not built here ({exc})")
+        error.__cause__ = exc
+        return None, error
+    return modules, None
 
 
-def compiled_module(name):
-    """A compiled helper module of the package, or None where extensions are off."""
-    if _compiled is None:
-        return None
-    try:
-        return importlib.import_module(f"{__package__}.{name}")
-    except ImportError:
-        return None
+_compiled, _compiled_error = _load_compiled()
 
 
 def compiled_available():
@@ -46,7 +57,7 @@ def default_engine():
 
 
 def resolve(engine):
-    """Return (name, module) for "auto", "compiled" or "reference"."""
+    """Return (name, kernel module) for "auto", "compiled" or "reference"."""
     if engine == "auto":
         engine = default_engine()
     if engine == "reference":
@@ -57,5 +68,22 @@ def resolve(engine):
                 "engine='compiled' is not available: "
                 f"{_compiled_error}. Install a wheel, build from source with a C "
                 "compiler, or use engine='reference'.") from _compiled_error
-        return "compiled", _compiled
+        return "compiled", _compiled[0]
     raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
+
+
+def converter():
+    """The request converter module: compiled when built, else the pure twin."""
+    return _convert_py if _compiled is None else _compiled[1]
+
+
+def scanner():
+    """The DIMACS/DRUP scanner module: compiled when built, else the pure twin."""
+    return _parse_py if _compiled is None else _compiled[2]
+
+
+def implementations():
+    """{part: "compiled" or "reference"} for the kernel "auto" picks, the
+    converter and the scanner (what ``--version`` reports)."""
+    name = default_engine()
+    return {"kernel": name, "converter": name, "scanner": name}

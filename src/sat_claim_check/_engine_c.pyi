@@ -1,19 +1,6 @@
-# The compiled engine's public surface: the same names and signatures as the
-# reference engine's (_engine_py).
+# The compiled engine's public surface: the same Kernel as the reference
+# engine's (_engine_py); step kinds and status codes live in _codes.
 from collections.abc import Sequence
-from typing import Final
-
-STEP_ADD: Final[int]
-STEP_DELETE: Final[int]
-STEP_ADD_OUT_OF_RANGE: Final[int]
-STEP_DELETE_NO_MATCH: Final[int]
-
-STATUS_VALID: Final[int]
-STATUS_LEMMA_NOT_RUP: Final[int]
-STATUS_LITERAL_OUT_OF_RANGE: Final[int]
-STATUS_DELETED_CLAUSE_NOT_FOUND: Final[int]
-STATUS_EMPTY_CLAUSE_NOT_DERIVED: Final[int]
-STATUS_WORK_LIMIT: Final[int]
 
 class Kernel:
     """The clause multiset, watch lists and level-0 state of one unsat check."""

@@ -25,21 +25,19 @@ from libc.stdint cimport INT32_MAX, INT64_MAX, SIZE_MAX
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memmove, memset
 
-# Step kinds (the validator's classification of each proof step).
-cpdef enum:
-    STEP_ADD = 0
-    STEP_DELETE = 1
-    STEP_ADD_OUT_OF_RANGE = 2   # an add with a literal outside 1..num_vars
-    STEP_DELETE_NO_MATCH = 3    # a delete with a literal outside 1..num_vars
+# Step kinds and run outcomes: _codes is their one definition; C copies here.
+from . import _codes
 
-# Run outcomes.
-cpdef enum:
-    STATUS_VALID = 0
-    STATUS_LEMMA_NOT_RUP = 1
-    STATUS_LITERAL_OUT_OF_RANGE = 2
-    STATUS_DELETED_CLAUSE_NOT_FOUND = 3
-    STATUS_EMPTY_CLAUSE_NOT_DERIVED = 4
-    STATUS_WORK_LIMIT = 5
+cdef int STEP_ADD = _codes.STEP_ADD
+cdef int STEP_DELETE = _codes.STEP_DELETE
+cdef int STEP_ADD_OUT_OF_RANGE = _codes.STEP_ADD_OUT_OF_RANGE
+cdef int STEP_DELETE_NO_MATCH = _codes.STEP_DELETE_NO_MATCH
+cdef int STATUS_VALID = _codes.STATUS_VALID
+cdef int STATUS_LEMMA_NOT_RUP = _codes.STATUS_LEMMA_NOT_RUP
+cdef int STATUS_LITERAL_OUT_OF_RANGE = _codes.STATUS_LITERAL_OUT_OF_RANGE
+cdef int STATUS_DELETED_CLAUSE_NOT_FOUND = _codes.STATUS_DELETED_CLAUSE_NOT_FOUND
+cdef int STATUS_EMPTY_CLAUSE_NOT_DERIVED = _codes.STATUS_EMPTY_CLAUSE_NOT_DERIVED
+cdef int STATUS_WORK_LIMIT = _codes.STATUS_WORK_LIMIT
 
 cdef enum:
     NONE = -1           # "no clause" for _propagate() and conflict

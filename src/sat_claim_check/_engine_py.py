@@ -17,19 +17,18 @@ Input is flat integer arrays (CSR style), filled by ``_validate``:
 work)``; ``_report`` turns them into a result or an error.
 """
 
-# Step kinds (the validator's classification of each proof step).
-STEP_ADD = 0
-STEP_DELETE = 1
-STEP_ADD_OUT_OF_RANGE = 2   # an add with a literal outside 1..num_vars
-STEP_DELETE_NO_MATCH = 3    # a delete with a literal outside 1..num_vars
-
-# Run outcomes.
-STATUS_VALID = 0
-STATUS_LEMMA_NOT_RUP = 1
-STATUS_LITERAL_OUT_OF_RANGE = 2
-STATUS_DELETED_CLAUSE_NOT_FOUND = 3
-STATUS_EMPTY_CLAUSE_NOT_DERIVED = 4
-STATUS_WORK_LIMIT = 5
+from ._codes import (
+    STATUS_DELETED_CLAUSE_NOT_FOUND,
+    STATUS_EMPTY_CLAUSE_NOT_DERIVED,
+    STATUS_LEMMA_NOT_RUP,
+    STATUS_LITERAL_OUT_OF_RANGE,
+    STATUS_VALID,
+    STATUS_WORK_LIMIT,
+    STEP_ADD,
+    STEP_ADD_OUT_OF_RANGE,
+    STEP_DELETE,
+    STEP_DELETE_NO_MATCH,
+)
 
 NONE = -1           # "no clause" for propagate() and conflict
 UNASSIGNED = 0
@@ -254,7 +253,7 @@ class Kernel:
         if kind == EMPTY:
             self.live_empty -= 1
             rebuild = rebuild or self.live_empty == 0
-        elif kind == UNIT or kind == LONG:
+        elif kind in (UNIT, LONG):
             if kind == UNIT:
                 self.units.remove(cid)
             else:

@@ -4,7 +4,7 @@ import json
 import sys
 from contextlib import contextmanager
 
-from ._engine import compiled_module
+from ._engine import converter
 from .errors import InvalidInput
 
 __all__ = ["dumps", "loads"]
@@ -16,29 +16,8 @@ def _constant(name):
     raise ValueError(f"{name} is not a JSON number")
 
 
-def _unique_keys(pairs):
-    obj = {}
-    for key, value in pairs:
-        if key in obj:
-            raise ValueError(f"key {key!r} is repeated in an object")
-        # A lone surrogate (\ud800) is not a Unicode string: other parsers
-        # replace or refuse it, so they could see a different request.
-        _check_unicode(key)
-        if isinstance(value, str):
-            _check_unicode(value)
-        obj[key] = value
-    return obj
-
-
-def _check_unicode(text):
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError(f"the string {text!r} holds a lone surrogate") from None
-
-
-_convert_c = compiled_module("_convert_c")
-_object_hook = _convert_c.unique_keys if _convert_c is not None else _unique_keys
+# Refuses repeated keys and lone surrogates (see _convert_py.unique_keys).
+_object_hook = converter().unique_keys
 
 
 @contextmanager

@@ -10,7 +10,7 @@ from libc.string cimport memcpy
 
 import array as _array
 
-OK = 0
+from ._codes import SCAN_OK as OK
 
 cdef extern from "dimacs_scan.h" nogil:
     ctypedef struct scc_scan_t:

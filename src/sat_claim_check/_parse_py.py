@@ -1,29 +1,47 @@
 """DIMACS CNF and DRUP text into flat arrays: the pure-Python parser.
 
 The twin of ``_parse_c`` (``csrc/dimacs_scan.h``): the same language, the same
-arrays, the same first error; ``dimacs`` chooses one and turns an error code
-into a ``DimacsError``.  The language is described in ``csrc/dimacs_scan.h``.
+arrays, the same first error; ``_engine`` chooses one and ``dimacs`` turns an
+error code into a ``DimacsError``.  The language is described in ``csrc/dimacs_scan.h``.
 
 ``parse_cnf(data)`` returns ``(code, line, token, value, num_vars,
 num_clauses, offsets, lits)`` and ``parse_drup(data)`` returns ``(code, line,
-token, value, kinds, offsets, lits)``: ``code`` is ``OK`` or one of the
-``ERR_*`` below, ``line`` the 1-based line of the error, ``token`` the
-offending token (bytes) or None, ``value`` the offending literal or the clause
+token, value, kinds, offsets, lits)``: ``code`` is ``SCAN_OK`` or one of the
+``SCAN_ERR_*`` of ``_codes``, ``line`` the 1-based line of the error, ``token``
+the offending token (bytes) or None, ``value`` the offending literal or the clause
 count found.  On an error the arrays are None.
 """
 
 import re
 from array import array
 
-OK = 0
-ERR_TOKEN = 1
-ERR_INT_RANGE = 2
-ERR_VAR_RANGE = 3
-ERR_NO_HEADER = 4
-ERR_BAD_HEADER = 5
-ERR_SECOND_HEADER = 6
-ERR_UNTERMINATED = 7
-ERR_CLAUSE_COUNT = 8
+from ._codes import (
+    SCAN_ERR_BAD_HEADER as ERR_BAD_HEADER,
+)
+from ._codes import (
+    SCAN_ERR_CLAUSE_COUNT as ERR_CLAUSE_COUNT,
+)
+from ._codes import (
+    SCAN_ERR_INT_RANGE as ERR_INT_RANGE,
+)
+from ._codes import (
+    SCAN_ERR_NO_HEADER as ERR_NO_HEADER,
+)
+from ._codes import (
+    SCAN_ERR_SECOND_HEADER as ERR_SECOND_HEADER,
+)
+from ._codes import (
+    SCAN_ERR_TOKEN as ERR_TOKEN,
+)
+from ._codes import (
+    SCAN_ERR_UNTERMINATED as ERR_UNTERMINATED,
+)
+from ._codes import (
+    SCAN_ERR_VAR_RANGE as ERR_VAR_RANGE,
+)
+from ._codes import (
+    SCAN_OK as OK,
+)
 
 _INT32_MAX = 2**31 - 1
 _INTEGER = re.compile(rb"-?[0-9]+")

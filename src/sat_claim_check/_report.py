@@ -4,7 +4,7 @@
 result or an error.
 """
 
-from ._engine_py import (
+from ._codes import (
     STATUS_DELETED_CLAUSE_NOT_FOUND,
     STATUS_EMPTY_CLAUSE_NOT_DERIVED,
     STATUS_LEMMA_NOT_RUP,

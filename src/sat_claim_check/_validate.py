@@ -7,27 +7,20 @@ finds the exact first error, or normalizes integral floats (``3.0`` is 3).
 """
 
 from array import array
-from itertools import accumulate, chain
+from bisect import bisect_right
+from itertools import accumulate
 
-from ._engine import compiled_module
-from ._engine_py import (
-    STEP_ADD,
-    STEP_ADD_OUT_OF_RANGE,
-    STEP_DELETE,
-    STEP_DELETE_NO_MATCH,
-)
+from ._codes import STEP_ADD, STEP_DELETE, STEP_KEYS, step_key
+from ._engine import converter
 from .errors import InvalidInput, LimitExceeded
 
-__all__ = ["Validated", "validate"]
+__all__ = ["Validated", "proof_steps", "request_step", "validate", "validate_arrays"]
 
-_convert_c = compiled_module("_convert_c")
+_convert = converter()
 
 REQUEST_KEYS = ("cnf", "claim", "assignment", "proof")
 CNF_KEYS = ("num_vars", "clauses")
-STEP_KEYS = ("add", "delete")
 CLAIMS = ("sat", "unsat")
-# Bounds of C int arrays: anything outside is out of range for every limit.
-_INT32_MAX = 2**31 - 1
 
 
 class Validated:
@@ -59,6 +52,16 @@ class Validated:
 
     def step(self, s):
         return self.step_lits[self.step_offsets[s]:self.step_offsets[s + 1]].tolist()
+
+
+def request_step(kinds, offsets, lits, s):
+    """Proof step s of flat arrays as a request writes it: {"add"|"delete": [...]}."""
+    return {step_key(kinds[s]): lits[offsets[s]:offsets[s + 1]].tolist()}
+
+
+def proof_steps(kinds, offsets, lits):
+    """A request's proof (a list of request steps) from flat arrays."""
+    return [request_step(kinds, offsets, lits, s) for s in range(len(kinds))]
 
 
 # -- JSON Schema types in Python form (SPEC §2, last paragraph) ----------------
@@ -157,17 +160,6 @@ def check_size(limit, actual, limits):
                             limit=limit, max=maximum, actual=actual)
 
 
-def mark_out_of_range(kinds, offsets, lits, num_vars):
-    """Give each step with a literal outside 1..num_vars its own kind, in place,
-    so that the engines never see such a literal."""
-    if lits and -num_vars <= min(lits) and max(lits) <= num_vars and 0 not in lits:
-        return
-    for s in range(len(kinds)):
-        part = lits[offsets[s]:offsets[s + 1]]
-        if part and not (-num_vars <= min(part) and max(part) <= num_vars and 0 not in part):
-            kinds[s] = STEP_ADD_OUT_OF_RANGE if kinds[s] == STEP_ADD else STEP_DELETE_NO_MATCH
-
-
 # -- literal arrays ------------------------------------------------------------
 
 def flatten(items_list, bound, zero_ok, field, path_of, what):
@@ -176,16 +168,9 @@ def flatten(items_list, bound, zero_ok, field, path_of, what):
     Every literal must be an integer with ``|l| <= bound`` (and non-zero unless
     ``zero_ok``); ``path_of(i, j)`` names item j of array i for errors.
     """
-    if _convert_c is not None:
-        fast = _convert_c.flatten(items_list, bound, zero_ok)
-        if fast is not None:
-            return fast
-    else:
-        flat = list(chain.from_iterable(items_list))
-        if set(map(type, flat)) <= {int} and (
-                not flat or (-bound <= min(flat) and max(flat) <= bound
-                             and (zero_ok or 0 not in flat))):
-            return offsets_of(items_list), array("i", flat)
+    fast = _convert.flatten(items_list, bound, zero_ok)
+    if fast is not None:
+        return fast
     return offsets_of(items_list), _literal_array_slow(
         items_list, bound, zero_ok, field, path_of, what)
 
@@ -206,7 +191,8 @@ def _literal_array_slow(items_list, bound, zero_ok, field, path_of, what):
                                    f"{what} must be an integer, got {type_name(x)}")
             if not low <= abs(v) <= bound:
                 raise InvalidInput(field, path_of(i, j),
-                                   f"{what} {number_text(v)} is out of range: |l| must be in {low}..{bound}")
+                                   f"{what} {number_text(v)} is out of range: "
+                                   f"|l| must be in {low}..{bound}")
             lits.append(v)
     return lits
 
@@ -257,8 +243,52 @@ def validate(request, limits):
                                "an unsat claim must not have an 'assignment'")
         if "proof" not in request:
             raise InvalidInput("proof", "/proof", "an unsat claim needs a 'proof'")
-        _proof(request["proof"], num_vars, limits, out)
+        kinds, offsets, lits = _proof(request["proof"], limits)
+        _attach_proof(out, kinds, offsets, lits, limits)
     return out
+
+
+def validate_arrays(num_vars, clause_offsets, clause_lits, *, proof=None, assignment=None,
+                    limits):
+    """SPEC §2 for a request that arrives as flat arrays; return a Validated.
+
+    The way in for the DIMACS/DRUP front door: the same limits and range rules
+    as ``validate``, in the same order, for what such a request can hold.
+    ``proof`` is ``(kinds, offsets, lits)`` with STEP_ADD/STEP_DELETE kinds
+    (an unsat claim), ``assignment`` a sequence of ints (a sat claim).  The
+    CNF's literals must already be within ``1..num_vars`` (the scanner checks
+    them against the header; the kernel refuses anything else).
+    """
+    check_size("max_vars", num_vars, limits)
+    check_size("max_clauses", len(clause_offsets) - 1, limits)
+    check_size("max_total_literals", len(clause_lits), limits)
+    if assignment is not None:
+        out = Validated("sat", num_vars, clause_offsets, clause_lits)
+        out.assignment = _assignment(assignment, limits)
+        return out
+    kinds, offsets, lits = proof
+    check_size("max_proof_steps", len(kinds), limits)
+    bound = limits.max_vars
+    if lits and not (-bound <= min(lits) and max(lits) <= bound):
+        # The first literal over max_vars in document order, worded as validate() does.
+        i = next(i for i, lit in enumerate(lits) if not -bound <= lit <= bound)
+        s = bisect_right(offsets, i) - 1        # offsets[s] <= i < offsets[s + 1]
+        key = step_key(kinds[s])
+        literal_array((lits[offsets[s]:offsets[s + 1]].tolist(),), bound, True, "proof",
+                      lambda _, j: pointer("proof", s, key, j), "a proof literal")
+    out = Validated("unsat", num_vars, clause_offsets, clause_lits)
+    _attach_proof(out, kinds, offsets, lits, limits)
+    return out
+
+
+def _attach_proof(out, kinds, offsets, lits, limits):
+    """The last checks of §2 step 4, then the steps the engines cannot run get
+    their own kinds (the one place where out-of-range steps are classified)."""
+    check_size("max_proof_literals", len(lits), limits)
+    _convert.mark_out_of_range(kinds, offsets, lits, out.num_vars)
+    out.step_kinds = kinds
+    out.step_offsets = offsets
+    out.step_lits = lits
 
 
 def _cnf(cnf, limits):
@@ -272,7 +302,8 @@ def _cnf(cnf, limits):
         raise InvalidInput("cnf", "/cnf/num_vars",
                            f"num_vars must be an integer, got {type_name(raw)}")
     if num_vars < 0:
-        raise InvalidInput("cnf", "/cnf/num_vars", f"num_vars must be >= 0, got {number_text(num_vars)}")
+        raise InvalidInput("cnf", "/cnf/num_vars",
+                           f"num_vars must be >= 0, got {number_text(num_vars)}")
     check_size("max_vars", num_vars, limits)
 
     clauses = cnf["clauses"]
@@ -298,20 +329,16 @@ def _assignment(assignment, limits):
                          lambda i, j: pointer("assignment", j), "an assignment literal")
 
 
-def _proof(proof, num_vars, limits, out):
+def _proof(proof, limits):
+    """(kinds, offsets, literals) of the proof, or the first error of §2 step 4
+    before the literal count."""
     if not is_array(proof):
         raise InvalidInput("proof", "/proof", f"proof must be an array, got {type_name(proof)}")
     check_size("max_proof_steps", len(proof), limits)
-
-    fast = _convert_c.flatten_steps(proof, limits.max_vars, num_vars) if _convert_c else None
-    kinds, offsets, lits = fast or _steps(proof, num_vars, limits)
-    check_size("max_proof_literals", len(lits), limits)
-    out.step_kinds = kinds
-    out.step_offsets = offsets
-    out.step_lits = lits
+    return _convert.flatten_steps(proof, limits.max_vars) or _steps(proof, limits)
 
 
-def _steps(proof, num_vars, limits):
+def _steps(proof, limits):
     """(kinds, offsets, literals) of the steps, or the first error in document order."""
     is_add, values, shape_error = _step_shapes(proof)
     offsets, lits = flatten(values, limits.max_vars, True, "proof",
@@ -319,13 +346,7 @@ def _steps(proof, num_vars, limits):
                             "a proof literal")
     if shape_error is not None:
         raise shape_error
-    kinds = array("b", map(_KIND_OF_IS_ADD.__getitem__, is_add))
-    mark_out_of_range(kinds, offsets, lits, num_vars)
-    return kinds, offsets, lits
-
-
-_STEP_KEY_IS_ADD = {"add": True, "delete": False}
-_KIND_OF_IS_ADD = {True: STEP_ADD, False: STEP_DELETE}
+    return array("b", [STEP_ADD if add else STEP_DELETE for add in is_add]), offsets, lits
 
 
 def _step_shapes(proof):
@@ -334,13 +355,6 @@ def _step_shapes(proof):
     A shape error at step k is returned, not raised: it is reported only after
     the literals of steps 0..k-1, which come before it in document order.
     """
-    # Fast path, at C speed: every step a plain one-key dict holding a list.
-    if set(map(type, proof)) <= {dict} and set(map(len, proof)) <= {1}:
-        keys = list(map(next, map(iter, proof)))
-        if set(map(type, keys)) <= {str} and set(keys) <= _STEP_KEY_IS_ADD.keys():
-            values = list(chain.from_iterable(map(dict.values, proof)))
-            if set(map(type, values)) <= {list, tuple}:
-                return list(map(_STEP_KEY_IS_ADD.__getitem__, keys)), values, None
     is_add = []
     values = []
     for s, step in enumerate(proof):

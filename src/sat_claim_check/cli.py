@@ -1,24 +1,27 @@
-"""The command line: arguments, exit codes, JSON writing (SPEC §8)."""
+"""The command line: arguments, exit codes, JSON writing (SPEC §8).
+
+The commands ``check``, ``request`` and ``schema`` live here; ``batch`` runs
+in ``_batch`` and ``--explain`` words its lines in ``_explain``.
+"""
 
 import argparse
 import json
 import os
 import sys
 import time
-from collections import deque
 from importlib import resources
 
 from . import __version__
+from ._batch import Progress, run_batch
 from ._check import run
-from ._engine import ENGINES, default_engine, resolve
+from ._codes import EXIT_INTERRUPTED, EXIT_NOT_VALID, EXIT_REJECTED, EXIT_VALID
+from ._engine import ENGINES, implementations, resolve
+from ._explain import explain_lines
 from ._jsontext import dumps, loads
-from .dimacs import DimacsError, _parse_files, _run, request_from_files
+from ._validate import request_step
+from .dimacs import DimacsError, parse_files, request_from_files, run_parsed
 from .errors import CheckError, InvalidInput
 from .limits import CEILINGS, Limits
-
-EXIT_VALID = 0
-EXIT_NOT_VALID = 1
-EXIT_REJECTED = 2
 
 DESCRIPTION = """\
 Check a SAT solver certificate given as one JSON request:
@@ -74,8 +77,8 @@ def jobs_count(text):
 
 
 def version_line():
-    return (f"sat-claim-check {__version__} (engine: {default_engine()}; "
-            f"Python {sys.version.split()[0]})")
+    parts = ", ".join(f"{part}: {name}" for part, name in implementations().items())
+    return f"sat-claim-check {__version__} ({parts}; Python {sys.version.split()[0]})"
 
 
 def limit_assignment(text):
@@ -117,7 +120,9 @@ def build_parser():
         prog="sat-claim-check", description=DESCRIPTION, epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=version_line(),
-                        help="print the version and the engine in use, then exit")
+                        help="print the version and which implementation (compiled or "
+                             "reference) of the kernel, the converter and the scanner "
+                             "is in use, then exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     check = commands.add_parser(
@@ -228,15 +233,16 @@ def command_check(args):
         return EXIT_REJECTED
     write_line(dumps(report.result, args.pretty))
     if args.explain:
-        explain(report, lambda s: request["proof"][s])
+        for line in explain_lines(report, lambda s: request["proof"][s]):
+            say(line)
     return exit_code(report.result)
 
 
 def command_request(args):
     try:
         if args.check:
-            parsed = _parse_files(args.cnf, args.proof, args.model)
-            report = _run(parsed, args.engine, limits_from(args))
+            parsed = parse_files(args.cnf, args.proof, args.model)
+            report = run_parsed(parsed, args.engine, limits_from(args))
         else:
             text = dumps(request_from_files(args.cnf, args.proof, args.model))
     except DimacsError as err:
@@ -256,9 +262,9 @@ def command_request(args):
         code = exit_code(out)
     code = write_output(args.output, dumps(out), code)
     if args.check and args.explain and code != EXIT_REJECTED:
-        kinds, offsets, lits = parsed[1] or ((), (), ())
-        explain(report, lambda s: {"delete" if kinds[s] else "add":
-                                   lits[offsets[s]:offsets[s + 1]].tolist()})
+        proof = parsed[1]
+        for line in explain_lines(report, lambda s: request_step(*proof, s)):
+            say(line)
     return code
 
 
@@ -275,146 +281,7 @@ def write_output(name, text, code):
     return code
 
 
-# -- --explain -----------------------------------------------------------------
-
-def explain(report, step_of):
-    """Say on stderr why a claim is not valid; stdout is left as it is.
-
-    ``step_of(s)`` gives proof step s as a request step ({"add": [...]}).
-    """
-    res = report.result
-    if res["valid"]:
-        return
-    reason, d = res["reason"], res["first_discrepancy"]
-    if d["kind"] == "assignment":
-        say(f"explain: {reason}: assignment literal {d['literal']} at index "
-            f"{d['assignment_index']}" + (f" (see index {d['previous_index']})"
-                                          if "previous_index" in d else ""))
-        return
-    if d["kind"] == "clause":
-        extra = (f"; unassigned: {d['unassigned_literals']}"
-                 if "unassigned_literals" in d else "")
-        say(f"explain: {reason}: clause {d['clause_index']} {d['clause']} is not "
-            f"satisfied by the assignment{extra}")
-        return
-    if d["kind"] == "conclusion":
-        say(f"explain: all {d['step_count']} steps passed but no step added the empty "
-            "clause (a DRUP proof ends with a line '0')")
-        return
-    s = d["step_index"]
-    say(f"explain: step {s} fails: {reason}")
-    say(f"explain:   step {s}: {_step_text(step_of(s))}")
-    if reason == "literal_out_of_range":
-        say(f"explain: the literal {d['literal']} is outside 1..num_vars")
-    elif reason == "deleted_clause_not_found":
-        say("explain: no live clause has this literal set (it was never added, or "
-            "was already deleted)")
-    elif reason == "lemma_not_rup":
-        say("explain: unit propagation on the negated clause over the clauses live at "
-            "this step reaches no conflict")
-        earlier = [t for t in report.reason_deletions if t < s]
-        if not earlier:
-            say("explain: no earlier step deleted a reason clause; the lemma is not "
-                "implied by unit propagation")
-            return
-        say(f"explain: {len(earlier)} earlier step{'s' if len(earlier) != 1 else ''} "
-            "deleted a clause that was the reason of a level-0 (unit-implied) literal:")
-        for t in earlier:
-            say(f"explain:   step {t}: {_step_text(step_of(t))}")
-        say("explain: drat-trim-style checkers ignore deletions of such reason clauses "
-            "and may accept this proof; this checker honours every deletion "
-            "(docs/semantics.md): the level-0 assignment is rebuilt without the deleted clause")
-
-
-def _step_text(step):
-    (key, lits), = step.items()
-    text = " ".join(str(int(lit)) for lit in lits)     # 3.0 is the literal 3
-    return f"{'d ' if key == 'delete' else ''}{text}{' ' if lits else ''}0"
-
-
 # -- batch ---------------------------------------------------------------------
-
-BATCH_CHUNK = 32        # lines per task sent to a worker
-
-
-def check_lines(engine, limits, lines):
-    """Check numbered JSON lines; [(exit code, output text)], in order.
-
-    Runs in the worker processes of ``batch --jobs N`` (module level, so it
-    pickles) and in the main process for one job.
-    """
-    out = []
-    for number, line in lines:
-        try:
-            if not line.strip():
-                raise InvalidInput(None, "", "blank line: every line must hold one "
-                                   "JSON request")
-            result = run(loads(line), engine=engine, limits=limits).result
-        except CheckError as err:
-            error = err.to_dict()
-            error["line"] = number
-            out.append((EXIT_REJECTED, dumps(error)))
-        else:
-            out.append((exit_code(result), dumps(result)))
-    return out
-
-
-def _numbered_lines(stream):
-    """(1-based number, bytes) per line; a final newline ends the last line."""
-    for number, line in enumerate(stream, 1):
-        yield number, line[:-1] if line.endswith(b"\n") else line
-
-
-def _chunks(lines, size):
-    chunk = []
-    for item in lines:
-        chunk.append(item)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
-
-
-def _in_order(executor, fn, chunks, ahead):
-    """executor.map with at most ``ahead`` chunks in flight (bounded memory)."""
-    pending = deque()
-    for chunk in chunks:
-        pending.append(executor.submit(fn, chunk))
-        if len(pending) >= ahead:
-            yield pending.popleft().result()
-    while pending:
-        yield pending.popleft().result()
-
-
-class Progress:
-    """A progress line on stderr, only when stderr is a terminal."""
-
-    def __init__(self, stream, total_bytes):
-        self.enabled = sys.stderr.isatty()
-        self.stream = stream
-        self.total = total_bytes
-        self.last = 0.0
-
-    def update(self, counts):
-        now = time.monotonic()
-        if not self.enabled or now - self.last < 0.2:
-            return
-        self.last = now
-        line = f"{sum(counts)} lines ({counts[0]} valid, {counts[1]} not, {counts[2]} rejected)"
-        if self.total:
-            # The reader runs a few chunks ahead of the writer: close enough.
-            frac = min(1.0, self.stream.tell() / self.total)
-            bar = "#" * int(30 * frac)
-            line = f"[{bar:<30}] {100 * frac:3.0f}% {line}"
-        sys.stderr.write("\r" + line)
-        sys.stderr.flush()
-
-    def close(self):
-        if self.enabled:
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
-
 
 def command_batch(args):
     limits = limits_from(args)
@@ -428,21 +295,11 @@ def command_batch(args):
         size = 0 if args.file == "-" else os.fstat(stream.fileno()).st_size
     except (OSError, ValueError):
         size = 0
-    counts = [0, 0, 0]      # valid, not valid, rejected
     progress = Progress(stream, size)
     start = time.perf_counter()
-    chunks = _chunks(_numbered_lines(stream), BATCH_CHUNK)
     try:
-        if args.jobs == 1:
-            results = (check_lines(args.engine, limits, chunk) for chunk in chunks)
-            _batch_write(results, counts, progress)
-        else:
-            from concurrent.futures import ProcessPoolExecutor
-            from functools import partial
-            with ProcessPoolExecutor(args.jobs) as executor:
-                results = _in_order(executor, partial(check_lines, args.engine, limits),
-                                    chunks, 4 * args.jobs)
-                _batch_write(results, counts, progress)
+        counts = run_batch(stream, sys.stdout, engine=args.engine, limits=limits,
+                           jobs=args.jobs, progress=progress)
     except OSError as exc:      # a read error in the middle of the input
         progress.close()
         say(f"cannot read {args.file!r}: {exc}")
@@ -456,16 +313,6 @@ def command_batch(args):
     if counts[2]:
         return EXIT_REJECTED
     return EXIT_NOT_VALID if counts[1] else EXIT_VALID
-
-
-def _batch_write(results, counts, progress):
-    out = sys.stdout
-    for chunk in results:
-        for code, text in chunk:
-            counts[code] += 1
-            out.write(text + "\n")
-        out.flush()
-        progress.update(counts)
 
 
 def command_schema(args):
@@ -488,7 +335,7 @@ def main(argv=None):
         return EXIT_REJECTED
     except KeyboardInterrupt:
         say("interrupted")
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_REJECTED
     except OSError as exc:          # writing the output failed (a full disk...)

@@ -29,34 +29,19 @@ known, and the 1-based line.
 
 import gzip
 import os
-import platform
+import re
 import zlib
-from bisect import bisect_right
 
-from . import _parse_py
-from ._check import _limits, run_validated
-from ._engine import NO_EXTENSIONS_VARIABLE, resolve
-from ._validate import (
-    Validated,
-    _assignment,
-    check_size,
-    literal_array,
-    mark_out_of_range,
-    pointer,
-)
+from . import _codes
+from ._check import contract_limits, run_validated
+from ._engine import resolve, scanner
+from ._validate import proof_steps, validate_arrays
 
 __all__ = ["DimacsError", "request_from_dimacs", "request_from_files",
            "run_dimacs", "run_files"]
 
-if os.environ.get(NO_EXTENSIONS_VARIABLE) or platform.python_implementation() != "CPython":
-    _parser = _parse_py
-else:
-    try:
-        from . import _parse_c as _parser
-    except ImportError:     # a pure build
-        _parser = _parse_py
-
-PARSER = "compiled" if _parser is not _parse_py else "reference"
+_scanner = scanner()
+_INTEGER = re.compile(rb"-?[0-9]+")          # a model literal
 
 
 class DimacsError(ValueError):
@@ -99,46 +84,46 @@ def _show(token):
 
 
 def _error(code, line, token, value, file, what, header=None):
-    if code == _parse_py.ERR_TOKEN:
+    if code == _codes.SCAN_ERR_TOKEN:
         message = f"{_show(token)} is not an integer"
         if what == "proof" and token == b"d":
             message = "'d' inside a step: a deletion starts with 'd' before its literals"
         elif what == "proof" and token[:1] == b"d":
             message += " (write 'd' and the literals apart: 'd 1 2 0')"
-    elif code == _parse_py.ERR_INT_RANGE:
+    elif code == _codes.SCAN_ERR_INT_RANGE:
         message = f"the literal {_show(token)} is out of the 32-bit range of DIMACS"
-    elif code == _parse_py.ERR_VAR_RANGE:
+    elif code == _codes.SCAN_ERR_VAR_RANGE:
         message = (f"the literal {value} is out of range: the header declares "
                    f"{header[0]} variables")
-    elif code == _parse_py.ERR_NO_HEADER:
+    elif code == _codes.SCAN_ERR_NO_HEADER:
         message = ("a clause before the 'p cnf' header" if token is not None
                    else "no 'p cnf VARIABLES CLAUSES' header")
-    elif code == _parse_py.ERR_BAD_HEADER:
+    elif code == _codes.SCAN_ERR_BAD_HEADER:
         message = (f"malformed header {_show(token)}: expected 'p cnf VARIABLES CLAUSES' "
                    "with two non-negative integers")
-    elif code == _parse_py.ERR_SECOND_HEADER:
+    elif code == _codes.SCAN_ERR_SECOND_HEADER:
         message = "a second 'p' header"
-    elif code == _parse_py.ERR_UNTERMINATED:
+    elif code == _codes.SCAN_ERR_UNTERMINATED:
         message = (f"the {'clause' if what == 'CNF' else 'step'} starting on this line "
                    "has no terminating 0 before the end of the text")
-    elif code == _parse_py.ERR_CLAUSE_COUNT:
+    elif code == _codes.SCAN_ERR_CLAUSE_COUNT:
         message = f"the header declares {header[1]} clauses but the formula has {value}"
     else:   # pragma: no cover - the parsers have no other codes
         message = f"unexpected parser status {code}"
     return DimacsError(f"{what}: {message}", file, line)
 
 
-def _cnf_arrays(data, file=None):
+def cnf_arrays(data, file=None):
     """(num_vars, offsets, lits) of DIMACS CNF bytes, or raise DimacsError."""
-    code, line, token, value, num_vars, num_clauses, offsets, lits = _parser.parse_cnf(data)
+    code, line, token, value, num_vars, num_clauses, offsets, lits = _scanner.parse_cnf(data)
     if code:
         raise _error(code, line, token, value, file, "CNF", (num_vars, num_clauses))
     return num_vars, offsets, lits
 
 
-def _drup_arrays(data, file=None):
+def drup_arrays(data, file=None):
     """(kinds, offsets, lits) of DRUP bytes, or raise DimacsError."""
-    code, line, token, value, kinds, offsets, lits = _parser.parse_drup(data)
+    code, line, token, value, kinds, offsets, lits = _scanner.parse_drup(data)
     if code:
         raise _error(code, line, token, value, file, "proof")
     return kinds, offsets, lits
@@ -170,7 +155,7 @@ def _model(data, file=None):
             if ended:
                 raise DimacsError(f"model: {_show(tok)} after the terminating 0 "
                                   f"(line {ended})", file, n)
-            if not _parse_py._INTEGER.fullmatch(tok):
+            if not _INTEGER.fullmatch(tok):
                 raise DimacsError(f"model: {_show(tok)} is not an integer", file, n)
             if len(tok.lstrip(b"+-")) > 10:     # DIMACS literals are 32-bit
                 raise DimacsError(f"model: {_show(tok)} is out of the 32-bit range of "
@@ -186,7 +171,8 @@ def _model(data, file=None):
     return out
 
 
-def _clauses(offsets, lits):
+def clause_lists(offsets, lits):
+    """The clauses of flat arrays as lists of ints."""
     return [lits[offsets[k]:offsets[k + 1]].tolist() for k in range(len(offsets) - 1)]
 
 
@@ -197,16 +183,13 @@ def _check_texts(proof, model):
 
 def _request(cnf, proof, model):
     num_vars, offsets, lits = cnf
-    request = {"cnf": {"num_vars": num_vars, "clauses": _clauses(offsets, lits)}}
+    request = {"cnf": {"num_vars": num_vars, "clauses": clause_lists(offsets, lits)}}
     if model is not None:
         request["claim"] = "sat"
         request["assignment"] = model
     else:
-        kinds, step_offsets, step_lits = proof
-        steps = _clauses(step_offsets, step_lits)
         request["claim"] = "unsat"
-        request["proof"] = [{"delete" if kind else "add": step}
-                            for kind, step in zip(kinds, steps)]
+        request["proof"] = proof_steps(*proof)
     return request
 
 
@@ -223,14 +206,14 @@ def request_from_dimacs(cnf_text, proof=None, model=None):
 def request_from_files(cnf_path, proof_path=None, model_path=None):
     """request_from_dimacs() on files; gzip-compressed files are read transparently."""
     _check_texts(proof_path, model_path)
-    return _request(*_parse_files(cnf_path, proof_path, model_path))
+    return _request(*parse_files(cnf_path, proof_path, model_path))
 
 
 def _parse_texts(cnf_text, proof, model, cnf_file, proof_file, model_file):
-    cnf = _cnf_arrays(_as_bytes(cnf_text, "CNF"), cnf_file)
+    cnf = cnf_arrays(_as_bytes(cnf_text, "CNF"), cnf_file)
     if model is not None:
         return cnf, None, _model(_as_bytes(model, "model"), model_file)
-    return cnf, _drup_arrays(_as_bytes(proof, "proof"), proof_file), None
+    return cnf, drup_arrays(_as_bytes(proof, "proof"), proof_file), None
 
 
 def read_file(path):
@@ -245,7 +228,9 @@ def read_file(path):
     return data
 
 
-def _parse_files(cnf_path, proof_path, model_path):
+def parse_files(cnf_path, proof_path, model_path):
+    """((num_vars, offsets, lits), proof arrays or None, model literals or None)
+    of the files; raises DimacsError or OSError."""
     def name(path):
         return None if path is None else os.fspath(path)
     return _parse_texts(
@@ -265,55 +250,19 @@ def run_dimacs(cnf_text, proof=None, model=None, *, engine="auto", limits=None):
     Raises DimacsError on malformed text and CheckError on a rejected request.
     """
     _check_texts(proof, model)
-    return _run(_parse_texts(cnf_text, proof, model, None, None, None), engine, limits)
+    return run_parsed(_parse_texts(cnf_text, proof, model, None, None, None), engine, limits)
 
 
 def run_files(cnf_path, proof_path=None, model_path=None, *, engine="auto", limits=None):
     """run_dimacs() on files (gzip read transparently): the path for big proofs."""
     _check_texts(proof_path, model_path)
-    return _run(_parse_files(cnf_path, proof_path, model_path), engine, limits)
+    return run_parsed(parse_files(cnf_path, proof_path, model_path), engine, limits)
 
 
-def _run(parsed, engine, limits):
-    limits = _limits(limits)
+def run_parsed(parsed, engine="auto", limits=None):
+    """Check what ``parse_files`` returned; a Report, or raise CheckError."""
+    limits = contract_limits(limits)
     name, module = resolve(engine)
-    return run_validated(_validated(*parsed, limits), name, module, limits)
-
-
-def _validated(cnf, proof, model, limits):
-    """A _validate.Validated from parsed arrays, with SPEC §2's limits and ranges.
-
-    Mirrors ``_validate.validate`` for the requests a DIMACS text can express
-    (the CNF's literal ranges were checked by the parser against the header).
-    """
-    num_vars, offsets, lits = cnf
-    check_size("max_vars", num_vars, limits)
-    check_size("max_clauses", len(offsets) - 1, limits)
-    check_size("max_total_literals", len(lits), limits)
-    if model is not None:
-        out = Validated("sat", num_vars, offsets, lits)
-        out.assignment = _assignment(model, limits)
-        return out
-    out = Validated("unsat", num_vars, offsets, lits)
-    _proof(proof, num_vars, limits, out)
-    return out
-
-
-def _proof(proof, num_vars, limits, out):
-    """``_validate._proof`` on arrays: step count, literal bounds, literal count, kinds."""
-    kinds, offsets, lits = proof
-    check_size("max_proof_steps", len(kinds), limits)
-    bound = limits.max_vars
-    if lits and not (-bound <= min(lits) and max(lits) <= bound):
-        # The first literal over max_vars in document order: let the validator
-        # word the error, on that step alone.
-        i = next(i for i, lit in enumerate(lits) if not -bound <= lit <= bound)
-        s = bisect_right(offsets, i) - 1        # offsets[s] <= i < offsets[s + 1]
-        key = "delete" if kinds[s] else "add"
-        literal_array((lits[offsets[s]:offsets[s + 1]].tolist(),), bound, True, "proof",
-                      lambda _, j: pointer("proof", s, key, j), "a proof literal")
-    check_size("max_proof_literals", len(lits), limits)
-    mark_out_of_range(kinds, offsets, lits, num_vars)
-    out.step_kinds = kinds
-    out.step_offsets = offsets
-    out.step_lits = lits
+    (num_vars, offsets, lits), proof, model = parsed
+    v = validate_arrays(num_vars, offsets, lits, proof=proof, assignment=model, limits=limits)
+    return run_validated(v, name, module, limits)

@@ -13,7 +13,8 @@ The proof is the solver's DRUP log (``with_proof=True``, ``get_proof()``);
 solvers that cannot log one (e.g. minisat22) are refused by PySAT itself.
 """
 
-from .dimacs import _clauses, _drup_arrays
+from ._validate import proof_steps
+from .dimacs import drup_arrays
 
 __all__ = ["request_from_pysat", "request_from_solver"]
 
@@ -76,11 +77,9 @@ def request_from_solver(solver, formula, *, add_empty_clause=True):
         proof = solver.get_proof()
         if proof is None:
             raise RuntimeError("the solver kept no proof: create it with with_proof=True")
-        kinds, offsets, lits = _drup_arrays(("\n".join(proof) + "\n").encode("ascii"),
-                                            "<pysat proof>")
+        steps = drup_arrays(("\n".join(proof) + "\n").encode("ascii"), "<pysat proof>")
         request["claim"] = "unsat"
-        request["proof"] = [{"delete" if kind else "add": step}
-                            for kind, step in zip(kinds, _clauses(offsets, lits))]
+        request["proof"] = proof_steps(*steps)
         if add_empty_clause and {"add": []} not in request["proof"]:
             request["proof"].append({"add": []})
         return request

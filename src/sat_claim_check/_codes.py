@@ -1,0 +1,76 @@
+"""Step kinds and status codes: the small vocabulary the layers share.
+
+The validator classifies each proof step with a ``STEP_*`` kind, the engines
+return a ``STATUS_*`` code, and ``_report`` turns the code into a result or an
+error; the scanners return a ``SCAN_*`` code that ``dimacs`` words; the
+command line exits with an ``EXIT_*`` code.  Both
+engines, both converters, both scanners and the tests import them from here.
+"""
+
+__all__ = [
+    "EXIT_INTERRUPTED",
+    "EXIT_NOT_VALID",
+    "EXIT_REJECTED",
+    "EXIT_VALID",
+    "SCAN_ERR_BAD_HEADER",
+    "SCAN_ERR_CLAUSE_COUNT",
+    "SCAN_ERR_INT_RANGE",
+    "SCAN_ERR_NO_HEADER",
+    "SCAN_ERR_SECOND_HEADER",
+    "SCAN_ERR_TOKEN",
+    "SCAN_ERR_UNTERMINATED",
+    "SCAN_ERR_VAR_RANGE",
+    "SCAN_OK",
+    "STATUS_DELETED_CLAUSE_NOT_FOUND",
+    "STATUS_EMPTY_CLAUSE_NOT_DERIVED",
+    "STATUS_LEMMA_NOT_RUP",
+    "STATUS_LITERAL_OUT_OF_RANGE",
+    "STATUS_VALID",
+    "STATUS_WORK_LIMIT",
+    "STEP_ADD",
+    "STEP_ADD_OUT_OF_RANGE",
+    "STEP_DELETE",
+    "STEP_DELETE_NO_MATCH",
+    "STEP_KEYS",
+    "step_key",
+]
+
+# Step kinds (the validator's classification of each proof step).
+STEP_ADD = 0
+STEP_DELETE = 1
+STEP_ADD_OUT_OF_RANGE = 2   # an add with a literal outside 1..num_vars
+STEP_DELETE_NO_MATCH = 3    # a delete with a literal outside 1..num_vars
+
+# The request key of each step kind.
+STEP_KEYS = ("add", "delete")
+
+
+def step_key(kind):
+    """"add" or "delete" for any step kind, out-of-range ones included."""
+    return "add" if kind in (STEP_ADD, STEP_ADD_OUT_OF_RANGE) else "delete"
+
+
+# Run outcomes.
+STATUS_VALID = 0
+STATUS_LEMMA_NOT_RUP = 1
+STATUS_LITERAL_OUT_OF_RANGE = 2
+STATUS_DELETED_CLAUSE_NOT_FOUND = 3
+STATUS_EMPTY_CLAUSE_NOT_DERIVED = 4
+STATUS_WORK_LIMIT = 5
+
+# DIMACS/DRUP scanner outcomes (the same numbers as csrc/dimacs_scan.h's SCC_*).
+SCAN_OK = 0
+SCAN_ERR_TOKEN = 1            # not an integer (or a misplaced 'd' / 'p')
+SCAN_ERR_INT_RANGE = 2        # an integer beyond 32 bits
+SCAN_ERR_VAR_RANGE = 3        # a CNF literal above the header's V
+SCAN_ERR_NO_HEADER = 4        # a literal before "p cnf", or no header at all
+SCAN_ERR_BAD_HEADER = 5       # a "p" line that is not "p cnf V C"
+SCAN_ERR_SECOND_HEADER = 6    # a second "p" line
+SCAN_ERR_UNTERMINATED = 7     # the text ends inside a step
+SCAN_ERR_CLAUSE_COUNT = 8     # the number of clauses differs from the header
+
+# Exit codes of the command line.
+EXIT_VALID = 0
+EXIT_NOT_VALID = 1
+EXIT_REJECTED = 2
+EXIT_INTERRUPTED = 130
