@@ -11,21 +11,97 @@ Needs the optional extra ``pip install "sat-claim-check[pysat]"`` (the
 
 The proof is the solver's DRUP log (``with_proof=True``, ``get_proof()``);
 solvers that cannot log one (e.g. minisat22) are refused by PySAT itself.
+
+The formula is checked before anything reaches a solver, because PySAT's
+solvers take C ints without checking them (a variable of 2**31 - 1 crashes
+the interpreter in glucose3).  A formula is a ``pysat.formula.CNF``-like
+object (``.clauses`` and an optional ``.nv``) or a sequence of clauses; a
+clause is a sequence (list, tuple, ...; not a str, bytes or dict) of
+literals; a literal is an ``int`` (not a ``bool``, and not a float even when
+integral: PySAT takes ints) with ``1 <= abs(lit) <= MAX_VAR``, the largest
+variable the engines represent; ``nv`` is an int in ``0..MAX_VAR``.  A wrong
+type raises TypeError, a value out of range ValueError; the message names
+the clause and the literal by their 0-based positions, e.g.
+``clause 0, literal 0: 1.7 is not an int``.
 """
+
+from collections.abc import Sequence
 
 from ._validate import proof_steps
 from .dimacs import drup_arrays
+from .limits import CEILINGS
 
-__all__ = ["request_from_pysat", "request_from_solver"]
+__all__ = ["MAX_VAR", "request_from_pysat", "request_from_solver"]
+
+MAX_VAR = CEILINGS["max_vars"]      # 2**30 - 1
+
+
+def _kind(value):
+    return type(value).__name__
+
+
+def _checked_num_vars(value, name):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {value!r}")
+    if not 0 <= value <= MAX_VAR:
+        raise ValueError(f"{name} {value} is out of range 0..{MAX_VAR}")
+    return int(value)
+
+
+def _checked_clauses(clauses):
+    """The clauses as lists of plain ints, or raise naming the first bad item."""
+    if isinstance(clauses, (str, bytes, bytearray)) or not isinstance(clauses, Sequence):
+        raise TypeError("the formula must be a pysat.formula.CNF or a sequence of clauses, "
+                        f"not {_kind(clauses)}")
+    out = []
+    for i, clause in enumerate(clauses):
+        if isinstance(clause, (str, bytes, bytearray)) or not isinstance(clause, Sequence):
+            raise TypeError(f"clause {i} must be a sequence of literals, not {_kind(clause)}")
+        lits = []
+        for j, lit in enumerate(clause):
+            if isinstance(lit, bool) or not isinstance(lit, int):
+                raise TypeError(f"clause {i}, literal {j}: {lit!r} is not an int")
+            if not 0 < abs(lit) <= MAX_VAR:
+                raise ValueError(f"clause {i}, literal {j}: {lit} is out of range "
+                                 f"(a literal is nonzero with abs(lit) <= {MAX_VAR})")
+            lits.append(int(lit))
+        out.append(lits)
+    return out
+
+
+def _top(clauses):
+    return max((abs(lit) for clause in clauses for lit in clause), default=0)
 
 
 def _clauses_of(formula):
-    """(num_vars, clauses) of a PySAT CNF or a sequence of clauses."""
-    clauses = getattr(formula, "clauses", formula)
-    clauses = [[int(lit) for lit in clause] for clause in clauses]
-    num_vars = max((abs(lit) for clause in clauses for lit in clause), default=0)
-    num_vars = max(num_vars, int(getattr(formula, "nv", 0) or 0))
-    return num_vars, clauses
+    """(num_vars, clauses) of a PySAT CNF or a sequence of clauses, checked."""
+    if hasattr(formula, "clauses"):
+        nv = _checked_num_vars(getattr(formula, "nv", 0), "nv")
+        clauses = _checked_clauses(formula.clauses)
+    else:
+        nv, clauses = 0, _checked_clauses(formula)
+    return max(nv, _top(clauses)), clauses
+
+
+def _renaming(clauses):
+    """The formula's variables in order when they are not 1..k, else None.
+
+    Solvers allocate memory for every variable up to the largest one, and
+    CaDiCaL and Lingeling end the process when that fails (cadical195 aborts
+    on ``[[2**26]]`` within 4 GB), so a sparse formula is solved with its
+    variables renumbered 1..k (the order kept) and the answer mapped back.
+    """
+    used = sorted({abs(lit) for clause in clauses for lit in clause})
+    return None if not used or used[-1] == len(used) else used
+
+
+def _unrename(lits, used):
+    """Solver literals back to the formula's; fresh solver variables stay above it."""
+    if used is None:
+        return lits
+    k, shift = len(used), used[-1] - len(used)
+    return [(used[abs(lit) - 1] if abs(lit) <= k else abs(lit) + shift) * (1 if lit > 0 else -1)
+            for lit in lits]
 
 
 def request_from_pysat(formula, solver_name="glucose3", *, add_empty_clause=True,
@@ -33,11 +109,14 @@ def request_from_pysat(formula, solver_name="glucose3", *, add_empty_clause=True
     """Solve ``formula`` with PySAT and return the request certifying the answer.
 
     ``formula`` is a ``pysat.formula.CNF`` (its ``nv`` gives num_vars when
-    larger than the highest variable used) or a sequence of clauses.  Returns
-    the sat request with the solver's model, or the unsat request with its
-    DRUP proof.  Raises RuntimeError when the solver gives no answer (e.g. an
-    interrupted or budgeted run).  ``solver_options`` go to
-    ``pysat.solvers.Solver``.
+    larger than the highest variable used) or a sequence of clauses, checked
+    as the module's docstring says (TypeError, ValueError) before the solver
+    sees it.  Returns the sat request with the solver's model, or the unsat
+    request with its DRUP proof, both in the formula's own variables (a
+    formula whose variables are not 1..k is solved renumbered 1..k, so the
+    solver's memory follows the variables used, not the largest).  Raises
+    RuntimeError when the solver gives no answer (e.g. an interrupted or
+    budgeted run).  ``solver_options`` go to ``pysat.solvers.Solver``.
 
     Some solvers log no final ``0`` when the formula is refuted while it is
     loaded (glucose on ``[[1], [-1]]`` logs an empty proof); with
@@ -48,30 +127,73 @@ def request_from_pysat(formula, solver_name="glucose3", *, add_empty_clause=True
     from pysat.solvers import Solver
 
     num_vars, clauses = _clauses_of(formula)
-    with Solver(name=solver_name, bootstrap_with=clauses, with_proof=True,
+    used = _renaming(clauses)
+    if used is not None:
+        index = {var: k for k, var in enumerate(used, 1)}
+        solver_clauses = [[index[lit] if lit > 0 else -index[-lit] for lit in clause]
+                          for clause in clauses]
+    else:
+        solver_clauses = clauses
+    with Solver(name=solver_name, bootstrap_with=solver_clauses, with_proof=True,
                 **solver_options) as solver:
         solver.solve()
-        return request_from_solver(solver, (num_vars, clauses),
-                                   add_empty_clause=add_empty_clause)
+        return _request(solver, num_vars, clauses, used, add_empty_clause)
 
 
 def request_from_solver(solver, formula, *, add_empty_clause=True):
     """The request for a PySAT solver that has run ``solve()`` on ``formula``.
 
     The solver must have been created with ``with_proof=True`` for an unsat
-    answer.  ``formula`` is what the solver was given (a CNF, a clause list,
-    or a ``(num_vars, clauses)`` pair).  ``add_empty_clause``: as for
+    answer.  ``formula`` is everything the solver was given (a CNF, a clause
+    list, or a ``(num_vars, clauses)`` pair), checked as for
+    ``request_from_pysat``.  ``add_empty_clause``: as for
     ``request_from_pysat``.
+
+    A sat answer always gives the request with the solver's model (a model
+    under assumptions or of more clauses still satisfies the formula).  An
+    unsat answer is refused with RuntimeError when it is no refutation of
+    ``formula``, as far as PySAT lets that be seen:
+
+    - the last ``solve()`` had assumptions that took part in the answer
+      (``get_core()`` is not empty); solve again without them;
+    - the solver has variables above ``num_vars``, or fewer than the formula
+      uses (``nof_vars()``): it was given other clauses (or assumptions on
+      other variables) than ``formula``; pass all it was given, with a
+      ``num_vars`` (or ``nv``) covering any variable used only in assumptions.
+
+    Clauses added over the formula's own variables cannot be seen
+    (``nof_clauses()`` is no measure of them: CaDiCaL counts learnt clauses,
+    the MiniSat family drops units and satisfied clauses).  Such a request
+    is built, and its check fails unless the proof refutes the formula
+    itself: the checker accepts nothing else.
     """
     if isinstance(formula, tuple) and len(formula) == 2 and isinstance(formula[0], int):
-        num_vars, clauses = formula
+        num_vars = _checked_num_vars(formula[0], "num_vars")
+        clauses = _checked_clauses(formula[1])
+        num_vars = max(num_vars, _top(clauses))
     else:
         num_vars, clauses = _clauses_of(formula)
+    if solver.get_status() is False:
+        core = solver.get_core()
+        if core:
+            raise RuntimeError(f"the solver answered unsat under the assumptions {core}, which "
+                               "does not refute the formula: solve() again without them")
+        solver_vars, top = solver.nof_vars(), _top(clauses)
+        if solver_vars is not None and not top <= solver_vars <= num_vars:
+            raise RuntimeError(f"the solver has {solver_vars} variables but the formula uses "
+                               f"{top} of {num_vars}: it was given other clauses than the "
+                               "formula; pass all the clauses the solver has")
+    return _request(solver, num_vars, clauses, None, add_empty_clause)
+
+
+def _request(solver, num_vars, clauses, used, add_empty_clause):
+    """The request for the solver's answer; ``used`` maps its variables back."""
     status = solver.get_status()
-    request = {"cnf": {"num_vars": num_vars, "clauses": [list(c) for c in clauses]}}
+    request = {"cnf": {"num_vars": num_vars, "clauses": clauses}}
     if status is True:
+        model = _unrename(solver.get_model(), used)
         request["claim"] = "sat"
-        request["assignment"] = [lit for lit in solver.get_model() if abs(lit) <= num_vars]
+        request["assignment"] = [lit for lit in model if abs(lit) <= num_vars]
         return request
     if status is False:
         proof = solver.get_proof()
@@ -79,7 +201,8 @@ def request_from_solver(solver, formula, *, add_empty_clause=True):
             raise RuntimeError("the solver kept no proof: create it with with_proof=True")
         steps = drup_arrays(("\n".join(proof) + "\n").encode("ascii"), "<pysat proof>")
         request["claim"] = "unsat"
-        request["proof"] = proof_steps(*steps)
+        request["proof"] = [{key: _unrename(lits, used)}
+                            for step in proof_steps(*steps) for key, lits in step.items()]
         if add_empty_clause and {"add": []} not in request["proof"]:
             request["proof"].append({"add": []})
         return request
