@@ -1,6 +1,6 @@
 # The compiled engine's public surface: the same names and signatures as the
 # reference engine's (_engine_py).
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 STEP_ADD: Final[int]
@@ -14,6 +14,8 @@ STATUS_LITERAL_OUT_OF_RANGE: Final[int]
 STATUS_DELETED_CLAUSE_NOT_FOUND: Final[int]
 STATUS_EMPTY_CLAUSE_NOT_DERIVED: Final[int]
 STATUS_WORK_LIMIT: Final[int]
+
+POLL_INTERVAL: Final[int]
 
 class Kernel:
     """The clause multiset, watch lists and level-0 state of one unsat check."""
@@ -32,5 +34,9 @@ class Kernel:
     ) -> None: ...
     @property
     def work(self) -> int: ...
-    def run(self) -> tuple[int, int, int, int]:
+    def run(
+        self,
+        progress: Callable[[int, int], object] | None = None,
+        poll_interval: int = ...,
+    ) -> tuple[int, int, int, int]:
         """Check the proof; return (status, step_index, steps_checked, work)."""
