@@ -34,7 +34,7 @@ import zlib
 from bisect import bisect_right
 
 from . import _parse_py
-from ._check import _limits, run_validated
+from ._check import _limits, _progress, run_validated
 from ._engine import NO_EXTENSIONS_VARIABLE, resolve
 from ._validate import (
     Validated,
@@ -257,27 +257,33 @@ def _parse_files(cnf_path, proof_path, model_path):
 
 # -- checking from the arrays --------------------------------------------------
 
-def run_dimacs(cnf_text, proof=None, model=None, *, engine="auto", limits=None):
+def run_dimacs(cnf_text, proof=None, model=None, *, engine="auto", limits=None,
+               progress=None):
     """Check DIMACS/DRUP/model text; return a Report, like run(request_from_dimacs(...)).
 
     The request is never built as Python lists: the parsed arrays go through
     the same limits and range rules as SPEC §2 and then to the engine.
     Raises DimacsError on malformed text and CheckError on a rejected request.
+    ``progress(steps_checked, work)`` as for ``sat_claim_check.run``: called
+    about every 2**20 units of work, and an exception it raises stops the check.
     """
     _check_texts(proof, model)
-    return _run(_parse_texts(cnf_text, proof, model, None, None, None), engine, limits)
+    return _run(_parse_texts(cnf_text, proof, model, None, None, None), engine, limits,
+                progress)
 
 
-def run_files(cnf_path, proof_path=None, model_path=None, *, engine="auto", limits=None):
+def run_files(cnf_path, proof_path=None, model_path=None, *, engine="auto", limits=None,
+              progress=None):
     """run_dimacs() on files (gzip read transparently): the path for big proofs."""
     _check_texts(proof_path, model_path)
-    return _run(_parse_files(cnf_path, proof_path, model_path), engine, limits)
+    return _run(_parse_files(cnf_path, proof_path, model_path), engine, limits, progress)
 
 
-def _run(parsed, engine, limits):
+def _run(parsed, engine, limits, progress=None):
     limits = _limits(limits)
+    progress = _progress(progress)
     name, module = resolve(engine)
-    return run_validated(_validated(*parsed, limits), name, module, limits)
+    return run_validated(_validated(*parsed, limits), name, module, limits, progress)
 
 
 def _validated(cnf, proof, model, limits):
