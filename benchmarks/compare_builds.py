@@ -78,7 +78,7 @@ def main():
         for name, python in (("baseline", args.baseline), ("this", sys.executable)):
             for key, t in measure(python, CORPUS, args.large, args.repeat).items():
                 best[name][key] = min(t, best[name].get(key, float("inf")))
-    print(f"| measure | baseline | this build | ratio |\n| --- | ---: | ---: | ---: |")
+    print("| measure | baseline | this build | ratio |\n| --- | ---: | ---: | ---: |")
     for key, base in best["baseline"].items():
         this = best["this"][key]
         print(f"| {key} | {base * 1e3:.1f} ms | {this * 1e3:.1f} ms | {this / base:.3f} |")

@@ -8,6 +8,8 @@ run() must release the GIL.
 """
 
 import importlib
+import inspect
+import os
 import random
 import sys
 import threading
@@ -398,3 +400,143 @@ def test_one_kernel_refuses_a_second_concurrent_run(comp):
     finally:
         sys.setswitchinterval(interval)
     assert errors
+
+
+# -- polls: the progress callback (and, in the compiled kernel, signals) -------------------
+
+
+class Recorder:
+    """A progress callback that records its calls, and raises at call ``stop_at``."""
+
+    class Stop(Exception):
+        pass
+
+    def __init__(self, stop_at=None):
+        self.calls = []
+        self.stop_at = stop_at
+
+    def __call__(self, steps_checked, work):
+        self.calls.append((steps_checked, work))
+        if len(self.calls) == self.stop_at:
+            raise Recorder.Stop(len(self.calls))
+
+    def assert_spaced(self, interval, final_work):
+        """Each call reports the counter at least ``interval`` past the one before,
+        and the steps never go back."""
+        works = [w for _, w in self.calls]
+        steps = [s for s, _ in self.calls]
+        assert all(b - a >= interval for a, b in zip(works, works[1:])), works
+        assert steps == sorted(steps)
+        assert not works or interval <= works[0] <= works[-1] <= final_work
+
+
+def test_poll_interval_and_run_signature(comp):
+    assert comp.POLL_INTERVAL == ref.POLL_INTERVAL == 2 ** 20
+    assert (list(inspect.signature(comp.Kernel.run).parameters)
+            == list(inspect.signature(ref.Kernel.run).parameters)
+            == ["self", "progress", "poll_interval"])
+
+
+def polled_runs(module, flat, cap, rng):
+    """run() with polls every 1, 2 and a few units of work must give what run()
+    without a callback gives: the same tuple, the same reason deletions."""
+    plain = module.Kernel(*flat, cap)
+    expected = plain.run(), plain.reason_deletions
+    for interval in (1, 2, rng.randint(3, 40)):
+        recorder = Recorder()
+        k = module.Kernel(*flat, cap)
+        assert (k.run(recorder, interval), k.reason_deletions) == expected, interval
+        recorder.assert_spaced(interval, expected[0][3])
+    return expected[0]
+
+
+@pytest.mark.parametrize("chunk", range(4))
+def test_polls_change_nothing(comp, chunk):
+    # Polls every unit of work cut the compiled kernel's runs of visits down to
+    # one visit each: the counter, the cap and every verdict must not notice.
+    rng = random.Random(f"polls-{chunk}")
+    for i, request in enumerate(proofgen.cases(f"polls-{chunk}", 100)):
+        flat = proofgen.to_flat(request)
+        work = polled_runs(ref, flat, BIG, rng)[3]
+        assert polled_runs(comp, flat, BIG, rng)[3] == work, i
+        for cap in {work, max(work - 1, 0), rng.randrange(work + 1)}:
+            polled_runs(ref, flat, cap, rng)
+            polled_runs(comp, flat, cap, rng)
+
+
+@pytest.mark.parametrize("interval", [1, 97, 1000])
+def test_polls_on_a_long_propagation(comp, interval):
+    flat = heavy_case(300, 40)
+    for module in (ref, comp):
+        recorder = Recorder()
+        outcome = module.Kernel(*flat, BIG).run()
+        assert module.Kernel(*flat, BIG).run(recorder, interval) == outcome
+        recorder.assert_spaced(interval, outcome[3])
+        # Polls come at most a visit, an assignment and a step's start late.
+        assert len(recorder.calls) >= outcome[3] // (interval + 3) - 1
+        for cap in (outcome[3] // 3, outcome[3] // 2 + 1):
+            assert (module.Kernel(*flat, cap).run(Recorder(), interval)
+                    == module.Kernel(*flat, cap).run())
+
+
+def test_polls_count_work_outside_propagation(comp):
+    # Each lemma assigns 49 assumptions, then meets the TRUE unit literal: RUP
+    # without a propagation, so only the polls before each step see that work.
+    n = 50
+    flat = flat_of(n, [[1]], [{"add": [*range(-2, -n - 1, -1), 1]}] * 200)
+    for module in (ref, comp):
+        recorder = Recorder()
+        outcome = module.Kernel(*flat, BIG).run(recorder, 100)
+        assert outcome == module.Kernel(*flat, BIG).run()
+        assert outcome[3] == 1 + 200 * (n - 1)
+        recorder.assert_spaced(100, outcome[3])
+        assert len(recorder.calls) >= outcome[3] // (100 + n) - 1
+
+
+def test_progress_exception_stops_the_run(comp):
+    flat = heavy_case(300, 40)
+    expected = comp.Kernel(*flat, BIG).run()
+    for module in (ref, comp):
+        recorder = Recorder(stop_at=3)
+        with pytest.raises(Recorder.Stop):
+            module.Kernel(*flat, BIG).run(recorder, 1000)
+        assert len(recorder.calls) == 3
+        assert recorder.calls[-1][1] < expected[3]
+    # The same compiled Kernel runs again afterwards, from the start.
+    k = comp.Kernel(*flat, BIG)
+    for stop_at in (1, 2, 5):
+        with pytest.raises(Recorder.Stop):
+            k.run(Recorder(stop_at), 100)
+        assert k.run() == expected
+        assert k.reason_deletions == []
+
+
+def test_run_checks_its_poll_arguments(comp):
+    flat = flat_of(*HAND_MADE["example-1"])
+    for module in (ref, comp):
+        with pytest.raises(TypeError, match="progress must be callable"):
+            module.Kernel(*flat, BIG).run(42)
+        with pytest.raises(ValueError, match="poll_interval"):
+            module.Kernel(*flat, BIG).run(None, 0)
+        assert module.Kernel(*flat, BIG).run(None, 1) == module.Kernel(*flat, BIG).run()
+
+
+def _rss_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs /proc")
+def test_an_exception_from_a_poll_frees_the_arrays(comp):
+    # Every Kernel is kept alive: memory held after an interrupted run() (not just
+    # until the Kernel is collected) would add up, some 5 MB a run.
+    flat = heavy_case(100_000, 1)
+    kernels = [comp.Kernel(*flat, BIG) for _ in range(30)]
+    for k in kernels[:3]:
+        with pytest.raises(Recorder.Stop):
+            k.run(Recorder(stop_at=1), 1)
+    before = _rss_bytes()
+    for k in kernels[3:]:
+        with pytest.raises(Recorder.Stop):
+            k.run(Recorder(stop_at=1), 1)
+    assert _rss_bytes() - before < 20 * 2 ** 20

@@ -100,6 +100,11 @@ cdef class Kernel:
     cdef cref_t conflict                # a level-0 falsified clause, or NONE
     cdef int64_t work                   # the SPEC §4.3 counter
 
+    # Polls (Kernel._poll): signals and the progress callback during the nogil run.
+    cdef object _progress               # progress(steps_checked, work), or None
+    cdef int64_t poll_interval          # work between two polls
+    cdef int64_t next_poll              # the counter's value due for a poll (INT64_MAX: never)
+
     # The outcome.
     cdef int32_t* deletions             # reason deletions (step indices), <= 1 per step
     cdef Py_ssize_t n_deletions         # entries in use
@@ -111,6 +116,7 @@ cdef class Kernel:
     cdef void _free(self) noexcept
     cdef int _check(self) except -1 nogil
     cdef int _step(self, Py_ssize_t s) except -1 nogil
+    cdef int _poll(self) except -1 nogil
     cdef cref_t _store(self, const lit_t* given, Py_ssize_t n) noexcept nogil
     cdef cref_t _commit(self, int32_t k, bint tautology, uint64_t h) noexcept nogil
     cdef int32_t _distinct(self, const lit_t* given, Py_ssize_t n, lit_t* out,

@@ -15,12 +15,21 @@ callers ignore ``work`` for that status (it is an error, not a result).
 them as it goes (a kernel never reads out of bounds, whatever it is given),
 then runs the whole check in one ``with nogil:`` block: threads checking
 different requests run in parallel.  One ``Kernel`` per request.
+
+A run that holds no GIL would also never run Python's signal handlers, so
+Ctrl-C could not stop it: ``_poll()`` takes the GIL back every
+``poll_interval`` (2**20) units of work, at the points where the cap is
+checked, to run them (``PyErr_CheckSignals``) and to call the optional
+``progress(steps_checked, work)`` callback; an exception from either leaves
+``run()``.  Polls change neither verdicts nor the counter.
 """
 
+import threading
 from array import array
 from inspect import Parameter, Signature
 from operator import index
 
+from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport INT32_MAX, INT64_MAX, SIZE_MAX
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memmove, memset
@@ -52,6 +61,9 @@ cdef enum:
     LONG = 3
     # The largest num_vars whose literals 2*var+1 fit a lit_t.
     MAX_VARS = 1073741823      # (INT32_MAX - 1) // 2
+
+# Work between two polls (signals, progress) by default: about 4 ms of checking.
+POLL_INTERVAL = 1 << 20
 
 
 cdef int _grow(void** p, size_t nelems, size_t elsize) except -1 nogil:
@@ -244,8 +256,20 @@ cdef class Kernel:
         """The SPEC §4.3 counter after the last run (see the module note on the cap)."""
         return self.work
 
-    def run(self):
-        """Check the proof; return (status, step_index, steps_checked, work)."""
+    def run(self, progress=None, poll_interval=POLL_INTERVAL):
+        """Check the proof; return (status, step_index, steps_checked, work).
+
+        ``progress(steps_checked, work)``, when given, is called each time the
+        counter has grown by ``poll_interval`` since the last call (checked
+        between clause visits and before each step).  An exception it raises,
+        or KeyboardInterrupt on Ctrl-C, stops the run and propagates; the
+        Kernel stays usable (a later run() starts afresh).
+        """
+        if progress is not None and not callable(progress):
+            raise TypeError(f"progress must be callable, not {type(progress).__name__}")
+        poll_interval = _as_int(poll_interval, "poll_interval")
+        if poll_interval < 1:
+            raise ValueError(f"poll_interval must be >= 1, got {poll_interval}")
         if self._running:
             raise RuntimeError("this Kernel is already running "
                                "(use one Kernel per request)")
@@ -254,12 +278,22 @@ cdef class Kernel:
             self._free()
             self.reason_deletions = []
             self._load()
+            self._progress = progress
+            self.poll_interval = INT64_MAX if poll_interval > INT64_MAX else poll_interval
+            # Signal handlers run only in the main thread: elsewhere, without a
+            # callback, a poll would take the GIL for nothing.
+            if progress is not None or threading.current_thread() is threading.main_thread():
+                self.next_poll = self.poll_interval
+            else:
+                self.next_poll = INT64_MAX
             with nogil:
                 self._check()
             self.reason_deletions = [self.deletions[i] for i in range(self.n_deletions)]
             return (self.status, self.step_index, self.steps_checked, self.work)
         finally:
+            # Also on an exception from a poll: nothing stays allocated.
             self._free()
+            self._progress = None
             self._running = False
 
     # -- loading: the entry guard, with the GIL -----------------------------------
@@ -455,6 +489,11 @@ cdef class Kernel:
             self.steps_checked = 0
             return 0
         for s in range(self.n_steps):
+            self.steps_checked = s              # what a poll reports
+            if self.work >= self.next_poll:
+                # Work outside propagation (assignments of a RUP check, a rebuild's
+                # units) counts towards the next poll too.
+                self._poll()
             status = self._step(s)
             if self.work > self.max_work:
                 # SPEC §4.3: a step that passes the cap ends the run, whatever
@@ -475,6 +514,23 @@ cdef class Kernel:
         self.status = STATUS_VALID if derived_empty else STATUS_EMPTY_CLAUSE_NOT_DERIVED
         self.step_index = -1
         self.steps_checked = self.n_steps
+        return 0
+
+    cdef int _poll(self) except -1 nogil:
+        """Take the GIL to run pending signal handlers (Ctrl-C raises
+        KeyboardInterrupt here) and to call ``progress``; set the next poll.
+
+        Either may raise: the exception goes up through every caller (they all
+        propagate exceptions, as for MemoryError) and out of run(), which frees
+        the arrays; the half-done state is never read again."""
+        if self.work > INT64_MAX - self.poll_interval:
+            self.next_poll = INT64_MAX
+        else:
+            self.next_poll = self.work + self.poll_interval
+        with gil:
+            PyErr_CheckSignals()
+            if self._progress is not None:
+                self._progress(self.steps_checked, self.work)
         return 0
 
     cdef int _step(self, Py_ssize_t s) except -1 nogil:
@@ -672,7 +728,13 @@ cdef class Kernel:
         stopping as soon as the counter passes it), but not one visit at a time:
         a visit costs at most ``max_size`` work (the visit, the literals
         inspected, one assignment), so a run of visits that cannot reach the cap
-        goes without checking, and its visits are counted once, at its end."""
+        goes without checking, and its visits are counted once, at its end.
+
+        The same check serves the polls: a run of visits stops at ``limit``, the
+        nearer of the cap and the next poll, so polling costs the hot loop
+        nothing.  Stopping a run of visits early changes no count: the counter
+        is exact at every run's start, and the cap is still checked at the
+        first visit whose start is at or past it."""
         cdef int8_t* vals = self.vals
         cdef lit_t* arena = self.arena
         cdef watch_t* watches = self.watches
@@ -683,6 +745,7 @@ cdef class Kernel:
         cdef int32_t qhead = self.qhead
         cdef int64_t work = self.work
         cdef int64_t max_work = self.max_work
+        cdef int64_t limit = max_work if max_work < self.next_poll else self.next_poll
         cdef int64_t max_size = self.max_size
         cdef int64_t room, n
         cdef watch_t* ws
@@ -704,16 +767,22 @@ cdef class Kernel:
             j = i
             end = i + ws.len
             while i != end:
-                # The visits that cannot pass the cap: all the rest, usually.
+                # The visits that cannot pass the limit: all the rest, usually.
                 n = end - i
-                room = max_work - work
+                room = limit - work
                 if n * max_size > room:
                     if room < 1:
-                        # This visit passes the cap: stop at once, keeping this
-                        # clause and the rest of ws.
-                        work += 1
-                        found = LIMIT
-                        break
+                        if work >= max_work:
+                            # This visit passes the cap: stop at once, keeping
+                            # this clause and the rest of ws.
+                            work += 1
+                            found = LIMIT
+                            break
+                        # The next poll is due (the counter is exact here).
+                        self.work = work
+                        self._poll()
+                        limit = max_work if max_work < self.next_poll else self.next_poll
+                        continue
                     n = room // max_size
                     if n == 0:
                         n = 1                           # its start is under the cap

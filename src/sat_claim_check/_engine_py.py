@@ -15,6 +15,13 @@ Input is flat integer arrays (CSR style), filled by ``_validate``:
 
 ``Kernel(...).run()`` returns plain ints ``(status, step_index, steps_checked,
 work)``; ``_report`` turns them into a result or an error.
+
+``run(progress)`` calls ``progress(steps_checked, work)`` each time the counter
+has grown by ``poll_interval`` (2**20) since the last call, looking before
+each step and before each trail literal that ``propagate`` takes; an exception
+it raises stops the run.  The compiled engine looks between clause visits
+instead, so the calls fall at nearby, not equal, points; the polls change
+nothing else.
 """
 
 from ._codes import (
@@ -40,6 +47,9 @@ TAUTOLOGY = 0
 EMPTY = 1
 UNIT = 2
 LONG = 3
+
+POLL_INTERVAL = 1 << 20     # work between two calls of run()'s progress callback
+NEVER = 1 << 64             # next_poll without a callback: the counter never gets there
 
 
 def distinct_literals(lits):
@@ -84,6 +94,10 @@ class Kernel:
         self.qhead = 0
         self.conflict = NONE
         self.work = 0
+        self.steps_checked = 0  # steps that succeeded so far (what a poll reports)
+        self.progress = None
+        self.poll_interval = POLL_INTERVAL
+        self.next_poll = NEVER  # the counter's value due for a call of progress
         # Steps whose delete removed the reason of a level-0 literal (for --explain).
         self.reason_deletions = []
 
@@ -138,8 +152,15 @@ class Kernel:
 
     # -- SPEC §4.3 --------------------------------------------------------------
 
+    def poll(self):
+        """Call progress (run() has set next_poll only when there is one)."""
+        self.next_poll = self.work + self.poll_interval
+        self.progress(self.steps_checked, self.work)
+
     def propagate(self):
         while self.qhead < len(self.trail):
+            if self.work >= self.next_poll:
+                self.poll()
             p = self.trail[self.qhead]
             self.qhead += 1
             f = -p                                  # f just became FALSE
@@ -270,8 +291,20 @@ class Kernel:
     def step_clause(self, s):
         return self.step_lits[self.step_offsets[s]:self.step_offsets[s + 1]]
 
-    def run(self):
-        """Check the proof; return (status, step_index, steps_checked, work)."""
+    def run(self, progress=None, poll_interval=POLL_INTERVAL):
+        """Check the proof; return (status, step_index, steps_checked, work).
+
+        ``progress(steps_checked, work)``, when given, is called about every
+        ``poll_interval`` units of work (see the module note); an exception it
+        raises stops the run and propagates.
+        """
+        if progress is not None and not callable(progress):
+            raise TypeError(f"progress must be callable, not {type(progress).__name__}")
+        if poll_interval < 1:
+            raise ValueError(f"poll_interval must be >= 1, got {poll_interval}")
+        self.progress = progress
+        self.poll_interval = poll_interval
+        self.next_poll = NEVER if progress is None else poll_interval
         offsets = self.clause_offsets
         derived_empty = False
         for k in range(len(offsets) - 1):
@@ -285,6 +318,9 @@ class Kernel:
 
         steps = len(self.step_kinds)
         for s in range(steps):
+            self.steps_checked = s
+            if self.work >= self.next_poll:
+                self.poll()
             status = self.step(s)
             if self.work > self.max_work:
                 return STATUS_WORK_LIMIT, s, s, self.work

@@ -38,13 +38,15 @@ EPILOG = """\
 exit status: 0 the claim is valid, 1 it is not, 2 the request was rejected (the
 error object is written on stdout, a human line on stderr) or the command could
 not run (a usage error, or --engine compiled where it is not built: a line on
-stderr only)."""
+stderr only), 130 interrupted (Ctrl-C: a line on stderr naming the proof step
+reached, nothing on stdout)."""
 
 REQUEST_EPILOG = """\
 exit status: without --check, 0 when the request was written; with --check, as
 for `check` (0 valid, 1 not valid, 2 rejected: the error object is written to
 OUT). Malformed DIMACS, DRUP or model text, or an unreadable file: a line on
-stderr, nothing written, exit 2."""
+stderr, nothing written, exit 2. Interrupted (Ctrl-C): a line on stderr,
+nothing written, exit 130."""
 
 
 REQUEST_DESCRIPTION = """\
@@ -63,7 +65,7 @@ dropped, and a bad line never stops the batch. A summary goes to stderr."""
 
 BATCH_EPILOG = """\
 exit status: 0 every claim was valid, 1 some claim was not valid (and no line
-was rejected), 2 some line was rejected."""
+was rejected), 2 some line was rejected, 130 interrupted (Ctrl-C)."""
 
 
 def jobs_count(text):
@@ -223,10 +225,40 @@ def read_input(name):
         raise InvalidInput(None, "", f"cannot read {source}: {exc}") from None
 
 
+class Position:
+    """The progress callback of one check: the last (steps_checked, work) the
+    engine reported, for the line on stderr when Ctrl-C stops the check."""
+
+    def __init__(self):
+        self.steps_checked = None
+        self.work = None
+
+    def __call__(self, steps_checked, work):
+        self.steps_checked = steps_checked
+        self.work = work
+
+    def interrupted(self, step_count):
+        """Say where the check was stopped; the exit code of an interrupted run.
+
+        ``step_count()`` gives the number of proof steps; it is called only
+        when the engine has reported, so the proof has passed validation.
+        """
+        if self.steps_checked is None:
+            say("interrupted")
+        else:
+            say(f"interrupted at proof step {self.steps_checked} of {step_count()} "
+                f"(work {self.work})")
+        return EXIT_INTERRUPTED
+
+
 def command_check(args):
+    position = Position()
     try:
         request = loads(read_input(args.file))
-        report = run(request, engine=args.engine, limits=limits_from(args))
+        report = run(request, engine=args.engine, limits=limits_from(args),
+                     progress=position)
+    except KeyboardInterrupt:
+        return position.interrupted(lambda: len(request["proof"]))
     except CheckError as err:
         write_line(dumps(err.to_dict(), args.pretty))
         say(describe_error(err))
@@ -239,12 +271,15 @@ def command_check(args):
 
 
 def command_request(args):
+    position = Position()
     try:
         if args.check:
             parsed = parse_files(args.cnf, args.proof, args.model)
-            report = run_parsed(parsed, args.engine, limits_from(args))
+            report = run_parsed(parsed, args.engine, limits_from(args), position)
         else:
             text = dumps(request_from_files(args.cnf, args.proof, args.model))
+    except KeyboardInterrupt:
+        return position.interrupted(lambda: len(parsed[1][0]))     # the step kinds
     except DimacsError as err:
         say(str(err))
         return EXIT_REJECTED

@@ -33,7 +33,7 @@ import re
 import zlib
 
 from . import _codes
-from ._check import contract_limits, run_validated
+from ._check import checked_progress, contract_limits, run_validated
 from ._engine import resolve, scanner
 from ._validate import proof_steps, validate_arrays
 
@@ -242,27 +242,33 @@ def parse_files(cnf_path, proof_path, model_path):
 
 # -- checking from the arrays --------------------------------------------------
 
-def run_dimacs(cnf_text, proof=None, model=None, *, engine="auto", limits=None):
+def run_dimacs(cnf_text, proof=None, model=None, *, engine="auto", limits=None,
+               progress=None):
     """Check DIMACS/DRUP/model text; return a Report, like run(request_from_dimacs(...)).
 
     The request is never built as Python lists: the parsed arrays go through
     the same limits and range rules as SPEC §2 and then to the engine.
     Raises DimacsError on malformed text and CheckError on a rejected request.
+    ``progress(steps_checked, work)`` as for ``sat_claim_check.run``: called
+    about every 2**20 units of work, and an exception it raises stops the check.
     """
     _check_texts(proof, model)
-    return run_parsed(_parse_texts(cnf_text, proof, model, None, None, None), engine, limits)
+    return run_parsed(_parse_texts(cnf_text, proof, model, None, None, None), engine, limits,
+                      progress)
 
 
-def run_files(cnf_path, proof_path=None, model_path=None, *, engine="auto", limits=None):
+def run_files(cnf_path, proof_path=None, model_path=None, *, engine="auto", limits=None,
+              progress=None):
     """run_dimacs() on files (gzip read transparently): the path for big proofs."""
     _check_texts(proof_path, model_path)
-    return run_parsed(parse_files(cnf_path, proof_path, model_path), engine, limits)
+    return run_parsed(parse_files(cnf_path, proof_path, model_path), engine, limits, progress)
 
 
-def run_parsed(parsed, engine="auto", limits=None):
+def run_parsed(parsed, engine="auto", limits=None, progress=None):
     """Check what ``parse_files`` returned; a Report, or raise CheckError."""
     limits = contract_limits(limits)
+    progress = checked_progress(progress)
     name, module = resolve(engine)
     (num_vars, offsets, lits), proof, model = parsed
     v = validate_arrays(num_vars, offsets, lits, proof=proof, assignment=model, limits=limits)
-    return run_validated(v, name, module, limits)
+    return run_validated(v, name, module, limits, progress)
