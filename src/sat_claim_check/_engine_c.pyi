@@ -1,6 +1,7 @@
 # The compiled engine's public surface: the same Kernel as the reference
-# engine's (_engine_py); step kinds and status codes live in _codes.
-from collections.abc import Sequence
+# engine's (_engine_py), with the same signatures; step kinds and status codes
+# live in _codes.
+from ._types import Ints
 
 class Kernel:
     """The clause multiset, watch lists and level-0 state of one unsat check."""
@@ -10,14 +11,15 @@ class Kernel:
     def __init__(
         self,
         num_vars: int,
-        clause_offsets: Sequence[int],
-        clause_lits: Sequence[int],
-        step_kinds: Sequence[int],
-        step_offsets: Sequence[int],
-        step_lits: Sequence[int],
+        clause_offsets: Ints,
+        clause_lits: Ints,
+        step_kinds: Ints,
+        step_offsets: Ints,
+        step_lits: Ints,
         max_work: int,
     ) -> None: ...
     @property
-    def work(self) -> int: ...
+    def work(self) -> int:
+        """The work counter after the last run."""
     def run(self) -> tuple[int, int, int, int]:
         """Check the proof; return (status, step_index, steps_checked, work)."""
