@@ -11,15 +11,25 @@ Needs the optional extra ``pip install "sat-claim-check[pysat]"`` (the
 
 The proof is the solver's DRUP log (``with_proof=True``, ``get_proof()``);
 solvers that cannot log one (e.g. minisat22) are refused by PySAT itself.
+The request format is in docs/semantics.md ("Requests, results and errors").
 """
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, cast
 
 from ._validate import proof_steps
 from .dimacs import drup_arrays
 
+if TYPE_CHECKING:
+    from pysat.formula import CNF
+    from pysat.solvers import Solver
+
 __all__ = ["request_from_pysat", "request_from_solver"]
 
 
-def _clauses_of(formula):
+def _clauses_of(formula: Any) -> tuple[int, list[list[int]]]:
     """(num_vars, clauses) of a PySAT CNF or a sequence of clauses."""
     clauses = getattr(formula, "clauses", formula)
     clauses = [[int(lit) for lit in clause] for clause in clauses]
@@ -28,16 +38,16 @@ def _clauses_of(formula):
     return num_vars, clauses
 
 
-def request_from_pysat(formula, solver_name="glucose3", *, add_empty_clause=True,
-                       **solver_options):
-    """Solve ``formula`` with PySAT and return the request certifying the answer.
+def request_from_pysat(formula: CNF | Iterable[Iterable[int]], solver_name: str = "glucose3", *,
+                       add_empty_clause: bool = True, **solver_options: Any) -> dict[str, Any]:
+    """Solve ``formula`` with PySAT and return the request certifying the answer (a dict).
 
     ``formula`` is a ``pysat.formula.CNF`` (its ``nv`` gives num_vars when
     larger than the highest variable used) or a sequence of clauses.  Returns
     the sat request with the solver's model, or the unsat request with its
     DRUP proof.  Raises RuntimeError when the solver gives no answer (e.g. an
     interrupted or budgeted run).  ``solver_options`` go to
-    ``pysat.solvers.Solver``.
+    ``pysat.solvers.Solver``.  Pass the request to ``sat_claim_check.check``.
 
     Some solvers log no final ``0`` when the formula is refuted while it is
     loaded (glucose on ``[[1], [-1]]`` logs an empty proof); with
@@ -55,20 +65,25 @@ def request_from_pysat(formula, solver_name="glucose3", *, add_empty_clause=True
                                    add_empty_clause=add_empty_clause)
 
 
-def request_from_solver(solver, formula, *, add_empty_clause=True):
-    """The request for a PySAT solver that has run ``solve()`` on ``formula``.
+def request_from_solver(
+        solver: Solver,
+        formula: CNF | Iterable[Iterable[int]] | tuple[int, Iterable[Iterable[int]]], *,
+        add_empty_clause: bool = True) -> dict[str, Any]:
+    """Return the request (a dict) for a PySAT solver that has run ``solve()`` on ``formula``.
 
     The solver must have been created with ``with_proof=True`` for an unsat
     answer.  ``formula`` is what the solver was given (a CNF, a clause list,
     or a ``(num_vars, clauses)`` pair).  ``add_empty_clause``: as for
-    ``request_from_pysat``.
+    ``request_from_pysat``.  Raises RuntimeError when the solver has no
+    answer, or no proof for an unsat answer.
     """
     if isinstance(formula, tuple) and len(formula) == 2 and isinstance(formula[0], int):
-        num_vars, clauses = formula
+        num_vars, clauses = cast("tuple[int, Iterable[Iterable[int]]]", formula)
     else:
         num_vars, clauses = _clauses_of(formula)
     status = solver.get_status()
-    request = {"cnf": {"num_vars": num_vars, "clauses": [list(c) for c in clauses]}}
+    request: dict[str, Any] = {
+        "cnf": {"num_vars": num_vars, "clauses": [list(c) for c in clauses]}}
     if status is True:
         request["claim"] = "sat"
         request["assignment"] = [lit for lit in solver.get_model() if abs(lit) <= num_vars]
