@@ -5,14 +5,23 @@ with a DRUP proof given as JSON steps.
     >>> scc.check({"cnf": {"num_vars": 1, "clauses": [[1], [-1]]},
     ...            "claim": "unsat", "proof": [{"add": []}]})["valid"]
     True
+
+``check(request)`` takes the request as a dict (parse JSON text first) and
+returns the result dict; ``run(request)`` returns a ``Report`` with the
+result, the work and the engine.  A rejected request raises ``InvalidInput``
+or ``LimitExceeded``.  ``Limits`` adjusts the limits, ``EngineName`` is the
+type of ``engine=`` and ``Result`` the type of the result.
+``sat_claim_check.dimacs`` reads DIMACS and DRUP text, ``sat_claim_check.pysat``
+certifies PySAT's answers.  docs/semantics.md describes what is checked.
 """
 
 from ._check import Report, check, run
+from ._types import EngineName, Result
 from .dimacs import request_from_dimacs
 from .errors import CheckError, InvalidInput, LimitExceeded
 from .limits import Limits
 
 __version__ = "1.0.0"
 
-__all__ = ["CheckError", "InvalidInput", "LimitExceeded", "Limits", "Report",
-           "__version__", "check", "request_from_dimacs", "run"]
+__all__ = ["CheckError", "EngineName", "InvalidInput", "LimitExceeded", "Limits", "Report",
+           "Result", "__version__", "check", "request_from_dimacs", "run"]

@@ -5,21 +5,35 @@ processes, with a bounded number of chunks in flight so memory stays bounded
 whatever the input size.
 """
 
+from __future__ import annotations
+
 import sys
 import time
 from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from typing import IO, TYPE_CHECKING, TypeVar
 
 from ._check import run
 from ._codes import EXIT_NOT_VALID, EXIT_REJECTED, EXIT_VALID
 from ._jsontext import dumps, loads
 from .errors import CheckError, InvalidInput
 
+if TYPE_CHECKING:
+    from concurrent.futures import Executor, Future
+
+    from ._types import EngineName
+    from .limits import Limits
+
+_T = TypeVar("_T")
+_R = TypeVar("_R")
+
 __all__ = ["CHUNK_LINES", "Progress", "check_lines", "run_batch"]
 
 CHUNK_LINES = 32        # lines per task sent to a worker
 
 
-def check_lines(engine, limits, lines):
+def check_lines(engine: EngineName, limits: Limits,
+                lines: Iterable[tuple[int, bytes]]) -> list[tuple[int, str]]:
     """Check numbered JSON lines; [(exit code, output text)], in order.
 
     Runs in the worker processes of ``batch --jobs N`` (module level, so it
@@ -41,13 +55,13 @@ def check_lines(engine, limits, lines):
     return out
 
 
-def numbered_lines(stream):
+def numbered_lines(stream: Iterable[bytes]) -> Iterator[tuple[int, bytes]]:
     """(1-based number, bytes) per line; a final newline ends the last line."""
     for number, line in enumerate(stream, 1):
         yield number, line[:-1] if line.endswith(b"\n") else line
 
 
-def chunks(items, size):
+def chunks(items: Iterable[_T], size: int) -> Iterator[list[_T]]:
     chunk = []
     for item in items:
         chunk.append(item)
@@ -58,9 +72,10 @@ def chunks(items, size):
         yield chunk
 
 
-def in_order(executor, fn, work, ahead):
+def in_order(executor: Executor, fn: Callable[[_T], _R], work: Iterable[_T],
+             ahead: int) -> Iterator[_R]:
     """executor.map with at most ``ahead`` tasks in flight (bounded memory)."""
-    pending = deque()
+    pending: deque[Future[_R]] = deque()
     for item in work:
         pending.append(executor.submit(fn, item))
         if len(pending) >= ahead:
@@ -72,13 +87,13 @@ def in_order(executor, fn, work, ahead):
 class Progress:
     """A progress line on stderr, only when stderr is a terminal."""
 
-    def __init__(self, stream, total_bytes):
+    def __init__(self, stream: IO[bytes], total_bytes: int) -> None:
         self.enabled = sys.stderr.isatty()
         self.stream = stream
         self.total = total_bytes
         self.last = 0.0
 
-    def update(self, counts):
+    def update(self, counts: list[int]) -> None:
         now = time.monotonic()
         if not self.enabled or now - self.last < 0.2:
             return
@@ -92,13 +107,14 @@ class Progress:
         sys.stderr.write("\r" + line)
         sys.stderr.flush()
 
-    def close(self):
+    def close(self) -> None:
         if self.enabled:
             sys.stderr.write("\r\033[K")
             sys.stderr.flush()
 
 
-def run_batch(stream, out, *, engine, limits, jobs, progress):
+def run_batch(stream: IO[bytes], out: IO[str], *, engine: EngineName, limits: Limits,
+              jobs: int, progress: Progress) -> list[int]:
     """Check every line of ``stream`` (binary), writing one line each to ``out``.
 
     Returns the counts [valid, not valid, rejected].  OSError from reading
@@ -117,7 +133,8 @@ def run_batch(stream, out, *, engine, limits, jobs, progress):
     return counts
 
 
-def _write(out, results, counts, progress):
+def _write(out: IO[str], results: Iterable[list[tuple[int, str]]], counts: list[int],
+           progress: Progress) -> None:
     for chunk in results:
         for code, text in chunk:
             counts[code] += 1

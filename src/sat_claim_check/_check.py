@@ -1,49 +1,80 @@
 """check() and run(): validation, the engine, and output assembly."""
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
 from ._engine import resolve
 from ._report import result, unsat_outcome
 from ._sat import check_sat
+from ._types import EngineName, KernelName, Progress, Result
 from ._validate import validate
 from .limits import CONTRACT_LIMITS, Limits
+
+if TYPE_CHECKING:
+    from ._types import KernelModule
+    from ._validate import Validated
 
 __all__ = ["Report", "check", "run"]
 
 
 class Report:
-    """The outcome of one checked request.
+    """The outcome of one checked request, as ``run`` returns it.
 
-    ``result`` is the contract's result object; ``work`` the SPEC §4.3 counter
-    (0 for a sat claim); ``engine`` the engine that ran ("compiled" or
-    "reference").  ``reason_deletions`` lists the proof steps, up to the end of
-    the check, whose delete removed the reason of a level-0 literal and forced
-    a rebuild: when a later lemma is not RUP, those deletions are the usual
-    cause (checkers that ignore such deletions would accept the lemma).
+    ``result`` is the result object (the dict ``check`` returns, a ``Result``);
+    ``work`` the propagation work counter, an int (0 for a sat claim; see
+    docs/semantics.md, "Propagation and the work counter"); ``engine`` the
+    engine that ran ("compiled" or "reference").  ``reason_deletions`` is a
+    tuple of the proof steps, up to the end of the check, whose delete removed
+    the reason of a level-0 literal and forced a rebuild: when a later lemma
+    is not RUP, those deletions are the usual cause (checkers that ignore such
+    deletions would accept the lemma).
     """
 
     __slots__ = ("engine", "reason_deletions", "result", "work")
 
-    def __init__(self, result, work, engine, reason_deletions=()):
+    result: Result
+    work: int
+    engine: KernelName
+    reason_deletions: tuple[int, ...]
+
+    def __init__(self, result: Result, work: int, engine: KernelName,
+                 reason_deletions: Iterable[int] = ()) -> None:
         self.result = result
         self.work = work
         self.engine = engine
         self.reason_deletions = tuple(reason_deletions)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"Report(result={self.result!r}, work={self.work}, engine={self.engine!r}, "
                 f"reason_deletions={self.reason_deletions!r})")
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, Report):
             return NotImplemented
         return (self.result, self.work, self.engine, self.reason_deletions) == (
             other.result, other.work, other.engine, other.reason_deletions)
 
 
-def run(request, *, engine="auto", limits=None, progress=None):
-    """Check a request; return a Report, or raise CheckError when it is rejected.
+def run(request: dict[str, Any], *, engine: EngineName = "auto",
+        limits: Limits | None = None, progress: Progress | None = None) -> Report:
+    """Check a request; return a Report (the result, the work, the engine).
+
+    ``request`` is the request as a dict (the parsed JSON object, not JSON
+    text): {"cnf": {"num_vars": N, "clauses": [[1, -2], ...]}, "claim": "sat",
+    "assignment": [...]} or {..., "claim": "unsat", "proof": [{"add": [...]},
+    {"delete": [...]}, ...]}.  ``engine`` is "auto" (the compiled engine when it
+    is built, else the reference one), "compiled" (ImportError where it is not
+    built) or "reference"; both give equal results, errors and work.
+    ``limits`` is a Limits, None for the contract's.
+
+    Raises InvalidInput or LimitExceeded (both CheckError, a ValueError) when
+    the request is rejected: an error is never a result.  docs/semantics.md
+    says what is checked, in which order, and how work is counted.
 
     ``progress``, when given, is called as ``progress(steps_checked, work)``
-    about every 2**20 units of the SPEC §4.3 counter while an unsat proof is
+    about every 2**20 units of the work counter while an unsat proof is
     checked (never for a sat claim, nor for a check that does less work):
     ``steps_checked`` proof steps have succeeded, and step ``steps_checked``
     (0-based) is being checked; ``work`` is the counter so far.  It is how a
@@ -70,7 +101,7 @@ def run(request, *, engine="auto", limits=None, progress=None):
     return run_validated(validate(request, limits), name, module, limits, progress)
 
 
-def contract_limits(limits):
+def contract_limits(limits: Limits | None) -> Limits:
     """The Limits to use for ``limits=``: None means the contract's."""
     if limits is None:
         return CONTRACT_LIMITS
@@ -79,18 +110,21 @@ def contract_limits(limits):
     return limits
 
 
-def checked_progress(progress):
+def checked_progress(progress: Progress | None) -> Progress | None:
+    """``progress`` if it is None or callable; TypeError otherwise."""
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable or None, got {type(progress).__name__}")
     return progress
 
 
-def run_validated(v, name, module, limits, progress=None):
-    """Check a request that passed §2 (a Validated) with the engine module given;
+def run_validated(v: Validated, name: KernelName, module: KernelModule,
+                  limits: Limits, progress: Progress | None = None) -> Report:
+    """Check a validated request (a Validated) with the engine module given;
     ``progress`` as for run()."""
     if v.claim == "sat":
         reason, discrepancy, clauses_checked = check_sat(v)
         return Report(result("sat", reason, discrepancy, clauses_checked, 0), 0, name)
+    assert v.step_kinds is not None and v.step_offsets is not None and v.step_lits is not None
     kernel = module.Kernel(v.num_vars, v.clause_offsets, v.clause_lits,
                            v.step_kinds, v.step_offsets, v.step_lits,
                            limits.max_propagation_work)
@@ -100,10 +134,15 @@ def run_validated(v, name, module, limits, progress=None):
     return Report(outcome, work, name, kernel.reason_deletions)
 
 
-def check(request, *, engine="auto", limits=None, progress=None):
-    """Check a request; return the result object, or raise CheckError.
+def check(request: dict[str, Any], *, engine: EngineName = "auto",
+          limits: Limits | None = None, progress: Progress | None = None) -> Result:
+    """Check a request; return the result object, a dict (see ``Result``).
 
-    ``progress`` as for run(): called about every 2**20 units of work, and
-    an exception it raises stops the check.
+    ``request`` is a dict (the parsed JSON object, not JSON text); ``engine``,
+    ``limits`` and ``progress`` are as for ``run``.  The result says whether
+    the claim is ``valid`` and, when not, the ``reason`` and the
+    ``first_discrepancy``.  Raises InvalidInput or LimitExceeded (both
+    CheckError) when the request is rejected.  docs/semantics.md describes
+    every outcome.
     """
     return run(request, engine=engine, limits=limits, progress=progress).result

@@ -7,6 +7,8 @@ command line exits with an ``EXIT_*`` code.  Both
 engines, both converters, both scanners and the tests import them from here.
 """
 
+from __future__ import annotations
+
 __all__ = [
     "EXIT_INTERRUPTED",
     "EXIT_NOT_VALID",
@@ -45,7 +47,7 @@ STEP_DELETE_NO_MATCH = 3    # a delete with a literal outside 1..num_vars
 STEP_KEYS = ("add", "delete")
 
 
-def step_key(kind):
+def step_key(kind: int) -> str:
     """"add" or "delete" for any step kind, out-of-range ones included."""
     return "add" if kind in (STEP_ADD, STEP_ADD_OUT_OF_RANGE) else "delete"
 

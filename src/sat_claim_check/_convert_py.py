@@ -6,8 +6,11 @@ range) and return ``None`` on anything else, so that the plain walk in
 ``_validate`` finds the exact first error in document order.
 """
 
+from __future__ import annotations
+
 from array import array
 from itertools import accumulate, chain
+from typing import Any
 
 from ._codes import STEP_ADD, STEP_ADD_OUT_OF_RANGE, STEP_DELETE, STEP_DELETE_NO_MATCH
 
@@ -16,7 +19,7 @@ __all__ = ["flatten", "flatten_steps", "mark_out_of_range", "unique_keys"]
 _STEP_KINDS = {"add": STEP_ADD, "delete": STEP_DELETE}
 
 
-def flatten(arrays, bound, zero_ok):
+def flatten(arrays: Any, bound: int, zero_ok: bool) -> tuple[array[int], array[int]] | None:
     """(offsets, literals) as array('i') for a list of literal arrays, or None."""
     if type(arrays) not in (list, tuple) or not set(map(type, arrays)) <= {list, tuple}:
         return None
@@ -29,7 +32,7 @@ def flatten(arrays, bound, zero_ok):
     return array("i", accumulate(map(len, arrays), initial=0)), array("i", flat)
 
 
-def flatten_steps(proof, bound):
+def flatten_steps(proof: Any, bound: int) -> tuple[array[int], array[int], array[int]] | None:
     """(kinds, offsets, literals) for proof steps, or None (see ``_convert_c``)."""
     if type(proof) not in (list, tuple):
         return None
@@ -45,7 +48,8 @@ def flatten_steps(proof, bound):
     return array("b", map(_STEP_KINDS.__getitem__, keys)), *flat
 
 
-def mark_out_of_range(kinds, offsets, lits, num_vars):
+def mark_out_of_range(kinds: array[int], offsets: array[int], lits: array[int],
+                      num_vars: int) -> None:
     """Give each step with a literal outside 1..num_vars its own kind, in place,
     so that the engines never see such a literal."""
     if not lits or (-num_vars <= min(lits) and max(lits) <= num_vars and 0 not in lits):
@@ -57,7 +61,7 @@ def mark_out_of_range(kinds, offsets, lits, num_vars):
             kinds[s] = STEP_ADD_OUT_OF_RANGE if add else STEP_DELETE_NO_MATCH
 
 
-def unique_keys(pairs):
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """json's object_pairs_hook: a dict, or ValueError for a repeated key or a
     string with a lone surrogate (other parsers replace or refuse such strings,
     so they could see a different request)."""
@@ -72,7 +76,7 @@ def unique_keys(pairs):
     return obj
 
 
-def _check_unicode(text):
+def _check_unicode(text: str) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

@@ -13,11 +13,17 @@ used.  ``SAT_CLAIM_CHECK_NO_EXTENSIONS=1`` (or an interpreter other than
 CPython) turns them all off.
 """
 
+from __future__ import annotations
+
 import importlib
 import os
 import platform
+from typing import TYPE_CHECKING, cast
 
 from . import _convert_py, _engine_py, _parse_py
+
+if TYPE_CHECKING:
+    from ._types import Compiled, ConverterModule, KernelModule, KernelName, ScannerModule
 
 __all__ = ["ENGINES", "compiled_available", "converter", "default_engine",
            "implementations", "resolve", "scanner"]
@@ -26,7 +32,7 @@ ENGINES = ("auto", "compiled", "reference")
 NO_EXTENSIONS_VARIABLE = "SAT_CLAIM_CHECK_NO_EXTENSIONS"
 
 
-def _load_compiled():
+def _load_compiled() -> tuple[Compiled | None, ImportError | None]:
     """(kernel, converter, scanner) compiled modules, or (None, the ImportError)."""
     if os.environ.get(NO_EXTENSIONS_VARIABLE):
         return None, ImportError(
@@ -41,22 +47,23 @@ def _load_compiled():
         error = ImportError(f"the compiled engine is not built here ({exc})")
         error.__cause__ = exc
         return None, error
-    return modules, None
+    return cast("Compiled", modules), None      # the .pyi stubs type them
 
 
 _compiled, _compiled_error = _load_compiled()
 
 
-def compiled_available():
+def compiled_available() -> bool:
+    """Whether the compiled modules are built and in use."""
     return _compiled is not None
 
 
-def default_engine():
+def default_engine() -> KernelName:
     """The name "auto" resolves to."""
     return "compiled" if _compiled is not None else "reference"
 
 
-def resolve(engine):
+def resolve(engine: str) -> tuple[KernelName, KernelModule]:
     """Return (name, kernel module) for "auto", "compiled" or "reference"."""
     if engine == "auto":
         engine = default_engine()
@@ -72,17 +79,17 @@ def resolve(engine):
     raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
 
 
-def converter():
+def converter() -> ConverterModule:
     """The request converter module: compiled when built, else the pure twin."""
     return _convert_py if _compiled is None else _compiled[1]
 
 
-def scanner():
+def scanner() -> ScannerModule:
     """The DIMACS/DRUP scanner module: compiled when built, else the pure twin."""
     return _parse_py if _compiled is None else _compiled[2]
 
 
-def implementations():
+def implementations() -> dict[str, KernelName]:
     """{part: "compiled" or "reference"} for the kernel "auto" picks, the
     converter and the scanner (what ``--version`` reports)."""
     name = default_engine()

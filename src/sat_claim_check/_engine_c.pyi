@@ -1,7 +1,9 @@
 # The compiled engine's public surface: the same Kernel as the reference
-# engine's (_engine_py); step kinds and status codes live in _codes.
-from collections.abc import Callable, Sequence
+# engine's (_engine_py), with the same signatures; step kinds and status codes
+# live in _codes.
 from typing import Final
+
+from ._types import Ints, Progress
 
 POLL_INTERVAL: Final[int]
 
@@ -13,18 +15,19 @@ class Kernel:
     def __init__(
         self,
         num_vars: int,
-        clause_offsets: Sequence[int],
-        clause_lits: Sequence[int],
-        step_kinds: Sequence[int],
-        step_offsets: Sequence[int],
-        step_lits: Sequence[int],
+        clause_offsets: Ints,
+        clause_lits: Ints,
+        step_kinds: Ints,
+        step_offsets: Ints,
+        step_lits: Ints,
         max_work: int,
     ) -> None: ...
     @property
-    def work(self) -> int: ...
+    def work(self) -> int:
+        """The work counter after the last run."""
     def run(
         self,
-        progress: Callable[[int, int], object] | None = None,
-        poll_interval: int = ...,
+        progress: Progress | None = None,
+        poll_interval: int = POLL_INTERVAL,
     ) -> tuple[int, int, int, int]:
         """Check the proof; return (status, step_index, steps_checked, work)."""

@@ -1,4 +1,4 @@
-"""The reference engine: SPEC §4 written plainly.
+"""The reference engine: the unsat check of docs/semantics.md written plainly.
 
 This module is the executable specification of the unsat check.  The compiled
 engine (``_engine_c.pyx``) implements the same algorithm and must agree with it
@@ -24,6 +24,11 @@ instead, so the calls fall at nearby, not equal, points; the polls change
 nothing else.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
 from ._codes import (
     STATUS_DELETED_CLAUSE_NOT_FOUND,
     STATUS_EMPTY_CLAUSE_NOT_DERIVED,
@@ -36,6 +41,9 @@ from ._codes import (
     STEP_DELETE,
     STEP_DELETE_NO_MATCH,
 )
+
+if TYPE_CHECKING:
+    from ._types import Ints, Progress
 
 NONE = -1           # "no clause" for propagate() and conflict
 UNASSIGNED = 0
@@ -52,7 +60,7 @@ POLL_INTERVAL = 1 << 20     # work between two calls of run()'s progress callbac
 NEVER = 1 << 64             # next_poll without a callback: the counter never gets there
 
 
-def distinct_literals(lits):
+def distinct_literals(lits: Iterable[int]) -> list[int]:
     """The distinct literals of a clause, in order of first occurrence."""
     seen = set()
     out = []
@@ -63,7 +71,7 @@ def distinct_literals(lits):
     return out
 
 
-def is_tautology(distinct):
+def is_tautology(distinct: list[int]) -> bool:
     present = set(distinct)
     return any(-lit in present for lit in distinct)
 
@@ -71,8 +79,31 @@ def is_tautology(distinct):
 class Kernel:
     """The clause multiset, watch lists and level-0 state of one unsat check."""
 
-    def __init__(self, num_vars, clause_offsets, clause_lits,
-                 step_kinds, step_offsets, step_lits, max_work):
+    num_vars: int
+    clause_offsets: Ints
+    clause_lits: Ints
+    step_kinds: Ints
+    step_offsets: Ints
+    step_lits: Ints
+    max_work: int
+    lits: list[list[int]]
+    kind: list[int]
+    live: list[bool]
+    by_set: dict[tuple[int, ...], list[int]]
+    units: list[int]
+    live_empty: int
+    watches: dict[int, list[int]]
+    values: list[int]
+    reason: list[int]
+    trail: list[int]
+    qhead: int
+    conflict: int
+    work: int
+    reason_deletions: list[int]
+
+    def __init__(self, num_vars: int, clause_offsets: Ints, clause_lits: Ints,
+                 step_kinds: Ints, step_offsets: Ints, step_lits: Ints,
+                 max_work: int) -> None:
         self.num_vars = num_vars
         self.clause_offsets = clause_offsets
         self.clause_lits = clause_lits
@@ -95,7 +126,7 @@ class Kernel:
         self.conflict = NONE
         self.work = 0
         self.steps_checked = 0  # steps that succeeded so far (what a poll reports)
-        self.progress = None
+        self.progress: Progress | None = None
         self.poll_interval = POLL_INTERVAL
         self.next_poll = NEVER  # the counter's value due for a call of progress
         # Steps whose delete removed the reason of a level-0 literal (for --explain).
@@ -103,27 +134,27 @@ class Kernel:
 
     # -- values and assignment ------------------------------------------------
 
-    def value(self, lit):
+    def value(self, lit: int) -> int:
         v = self.values[abs(lit)]
         return v if lit > 0 else -v
 
-    def assign(self, lit, reason):
+    def assign(self, lit: int, reason: int) -> None:
         self.values[abs(lit)] = TRUE if lit > 0 else FALSE
         self.reason[abs(lit)] = reason
         self.trail.append(lit)
         self.work += 1
 
-    def undo_to(self, length):
+    def undo_to(self, length: int) -> None:
         while len(self.trail) > length:
             self.values[abs(self.trail.pop())] = UNASSIGNED
         self.qhead = length
 
-    def inconsistent(self):
+    def inconsistent(self) -> bool:
         return self.live_empty > 0 or self.conflict != NONE
 
     # -- the clause store -----------------------------------------------------
 
-    def store(self, given):
+    def store(self, given: Sequence[int]) -> tuple[int, int]:
         """Store a clause under the next id and return (id, kind); no watching."""
         distinct = distinct_literals(given)
         if is_tautology(distinct):
@@ -145,19 +176,20 @@ class Kernel:
             self.units.append(cid)
         return cid, kind
 
-    def watch(self, cid):
+    def watch(self, cid: int) -> None:
         lits = self.lits[cid]
         self.watches.setdefault(lits[0], []).append(cid)
         self.watches.setdefault(lits[1], []).append(cid)
 
     # -- SPEC §4.3 --------------------------------------------------------------
 
-    def poll(self):
+    def poll(self) -> None:
         """Call progress (run() has set next_poll only when there is one)."""
         self.next_poll = self.work + self.poll_interval
+        assert self.progress is not None
         self.progress(self.steps_checked, self.work)
 
-    def propagate(self):
+    def propagate(self) -> int:
         while self.qhead < len(self.trail):
             if self.work >= self.next_poll:
                 self.poll()
@@ -198,7 +230,7 @@ class Kernel:
             del ws[j:]
         return NONE
 
-    def build(self):
+    def build(self) -> None:
         """The level-0 build: units in id order, then propagation."""
         self.undo_to(0)
         self.conflict = NONE
@@ -213,7 +245,7 @@ class Kernel:
             self.assign(lit, cid)
         self.conflict = self.propagate()
 
-    def is_rup(self, distinct, tautology):
+    def is_rup(self, distinct: list[int], tautology: bool) -> bool:
         if tautology or self.inconsistent():
             return True
         level0 = len(self.trail)
@@ -230,7 +262,7 @@ class Kernel:
         self.undo_to(level0)
         return rup
 
-    def attach(self, cid, kind):
+    def attach(self, cid: int, kind: int) -> None:
         """Attach a successful lemma that store() has just stored."""
         if kind == UNIT:
             if self.inconsistent():
@@ -265,7 +297,7 @@ class Kernel:
             self.assign(L[0], cid)
             self.conflict = self.propagate()
 
-    def delete(self, cid, s):
+    def delete(self, cid: int, s: int) -> None:
         """Remove a live clause (at step s); rebuild the level-0 state when it held it up."""
         self.live[cid] = False
         kind = self.kind[cid]
@@ -288,10 +320,11 @@ class Kernel:
 
     # -- the whole check ----------------------------------------------------------
 
-    def step_clause(self, s):
+    def step_clause(self, s: int) -> Sequence[int]:
         return self.step_lits[self.step_offsets[s]:self.step_offsets[s + 1]]
 
-    def run(self, progress=None, poll_interval=POLL_INTERVAL):
+    def run(self, progress: Progress | None = None,
+            poll_interval: int = POLL_INTERVAL) -> tuple[int, int, int, int]:
         """Check the proof; return (status, step_index, steps_checked, work).
 
         ``progress(steps_checked, work)``, when given, is called about every
@@ -333,7 +366,7 @@ class Kernel:
             return STATUS_EMPTY_CLAUSE_NOT_DERIVED, -1, steps, self.work
         return STATUS_VALID, -1, steps, self.work
 
-    def step(self, s):
+    def step(self, s: int) -> int:
         kind = self.step_kinds[s]
         if kind == STEP_ADD_OUT_OF_RANGE:
             return STATUS_LITERAL_OUT_OF_RANGE

@@ -4,10 +4,21 @@ The lines go to standard error (``cli`` writes them); standard output keeps
 only the result.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._check import Report
+
+# What step_of(s) returns: a request step, {"add": [...]} or {"delete": [...]}.
+StepOf = Callable[[int], Mapping[str, Sequence[float]]]
+
 __all__ = ["explain_lines", "step_text"]
 
 
-def explain_lines(report, step_of):
+def explain_lines(report: Report, step_of: StepOf) -> list[str]:
     """The explanation of a Report's result, as lines ([] when it is valid).
 
     ``step_of(s)`` gives proof step s as a request step ({"add": [...]}).
@@ -16,6 +27,7 @@ def explain_lines(report, step_of):
     if res["valid"]:
         return []
     reason, d = res["reason"], res["first_discrepancy"]
+    assert d is not None            # a result that is not valid names one
     if d["kind"] == "assignment":
         seen = f" (see index {d['previous_index']})" if "previous_index" in d else ""
         return [f"explain: {reason}: assignment literal {d['literal']} at index "
@@ -41,7 +53,7 @@ def explain_lines(report, step_of):
     return lines
 
 
-def _not_rup_lines(report, s, step_of):
+def _not_rup_lines(report: Report, s: int, step_of: StepOf) -> list[str]:
     lines = ["explain: unit propagation on the negated clause over the clauses live at "
              "this step reaches no conflict"]
     earlier = [t for t in report.reason_deletions if t < s]
@@ -60,7 +72,7 @@ def _not_rup_lines(report, s, step_of):
     return lines
 
 
-def step_text(step):
+def step_text(step: Mapping[str, Sequence[float]]) -> str:
     """A request step in DRUP text: "1 -2 0", "d 1 -2 0"."""
     (key, lits), = step.items()
     text = " ".join(str(int(lit)) for lit in lits)     # 3.0 is the literal 3

@@ -1,8 +1,15 @@
-"""JSON text in and out (SPEC §8): strict RFC 8259 reading, §5 bytes writing."""
+"""JSON text in and out: strict RFC 8259 reading, one compact line writing.
+
+docs/semantics.md says what is read ("JSON text") and written ("Output bytes").
+"""
+
+from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any, NoReturn
 
 from ._engine import converter
 from .errors import InvalidInput
@@ -12,7 +19,7 @@ __all__ = ["dumps", "loads"]
 _BOM = "\ufeff"
 
 
-def _constant(name):
+def _constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a JSON number")
 
 
@@ -21,7 +28,7 @@ _object_hook = converter().unique_keys
 
 
 @contextmanager
-def _any_integer_size():
+def _any_integer_size() -> Iterator[None]:
     """Lift Python's guard on int <-> str conversion of very long integers.
 
     The command line is single-threaded; integers of any size are read exactly.
@@ -34,7 +41,7 @@ def _any_integer_size():
         sys.set_int_max_str_digits(old)
 
 
-def loads(data):
+def loads(data: bytes | bytearray | str) -> Any:
     """Parse one JSON text (bytes or str); raise InvalidInput (field null) if unusable."""
     if isinstance(data, (bytes, bytearray)):
         try:
@@ -59,9 +66,9 @@ def loads(data):
         raise InvalidInput(None, "", f"malformed JSON: {exc}") from None
 
 
-def dumps(obj, pretty=False):
-    """One compact line in the given key order (SPEC §5), or indented with pretty."""
-    kwargs = {"indent": 2} if pretty else {"separators": (",", ":")}
+def dumps(obj: object, pretty: bool = False) -> str:
+    """One compact line in the given key order, or indented with pretty."""
+    kwargs: dict[str, Any] = {"indent": 2} if pretty else {"separators": (",", ":")}
     try:
         return json.dumps(obj, **kwargs)
     except ValueError:

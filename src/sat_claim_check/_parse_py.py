@@ -12,8 +12,11 @@ the offending token (bytes) or None, ``value`` the offending literal or the clau
 count found.  On an error the arrays are None.
 """
 
+from __future__ import annotations
+
 import re
 from array import array
+from typing import TYPE_CHECKING, Literal, overload
 
 from ._codes import (
     SCAN_ERR_BAD_HEADER as ERR_BAD_HEADER,
@@ -43,20 +46,23 @@ from ._codes import (
     SCAN_OK as OK,
 )
 
+if TYPE_CHECKING:
+    from ._types import CnfScan, DrupScan
+
 _INT32_MAX = 2**31 - 1
 _INTEGER = re.compile(rb"-?[0-9]+")
 _COUNT = re.compile(rb"[0-9]+")
 
 
-def parse_cnf(data):
+def parse_cnf(data: bytes) -> CnfScan:
     return _scan(bytes(data), True)
 
 
-def parse_drup(data):
+def parse_drup(data: bytes) -> DrupScan:
     return _scan(bytes(data), False)
 
 
-def _header(toks):
+def _header(toks: list[bytes]) -> tuple[int, int] | None:
     """(V, C) of a well-formed "p cnf V C" line, else None."""
     if len(toks) != 4 or toks[1] != b"cnf":
         return None
@@ -68,7 +74,11 @@ def _header(toks):
     return v, c
 
 
-def _scan(data, cnf):
+@overload
+def _scan(data: bytes, cnf: Literal[True]) -> CnfScan: ...
+@overload
+def _scan(data: bytes, cnf: Literal[False]) -> DrupScan: ...
+def _scan(data: bytes, cnf: bool) -> CnfScan | DrupScan:
     kinds = array("b")
     offsets = array("i", [0])
     lits = array("i")
@@ -78,7 +88,8 @@ def _scan(data, cnf):
     open_line = 0           # line where the open step started; 0: none open
     delete = 0
 
-    def fail(code, line, token=None, value=0):
+    def fail(code: int, line: int, token: bytes | None = None,
+             value: int = 0) -> CnfScan | DrupScan:
         if cnf:
             return code, line, token, value, num_vars, num_clauses, None, None
         return code, line, token, value, None, None, None

@@ -1,8 +1,13 @@
-"""Discrepancies and the SPEC §5 output, shared by both engines.
+"""Discrepancies and the result object, shared by both engines.
 
 ``unsat_outcome`` is the one place where an engine's status code becomes a
-result or an error.
+result or an error.  The result's keys come in the output schema's order
+(docs/semantics.md, "Output bytes").
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from ._codes import (
     STATUS_DELETED_CLAUSE_NOT_FOUND,
@@ -12,18 +17,23 @@ from ._codes import (
     STATUS_VALID,
     STATUS_WORK_LIMIT,
 )
+from ._types import Claim, Reason, Result
 from .errors import LimitExceeded
+
+if TYPE_CHECKING:
+    from ._validate import Validated
 
 REFERENCE_VERSION = "r71-sat-1.0.0+dimacs-cnf-1993+resolution-robinson-1965+drup-2013"
 
-_STEP_REASONS = {
+_STEP_REASONS: dict[int, Reason] = {
     STATUS_LEMMA_NOT_RUP: "lemma_not_rup",
     STATUS_LITERAL_OUT_OF_RANGE: "literal_out_of_range",
     STATUS_DELETED_CLAUSE_NOT_FOUND: "deleted_clause_not_found",
 }
 
 
-def result(claim, reason, first_discrepancy, clauses_checked, steps_checked):
+def result(claim: Claim, reason: Reason | None, first_discrepancy: dict[str, Any] | None,
+           clauses_checked: int, steps_checked: int) -> Result:
     """A result object, keys in the output schema's order."""
     return {
         "valid": reason is None,
@@ -36,21 +46,24 @@ def result(claim, reason, first_discrepancy, clauses_checked, steps_checked):
     }
 
 
-def assignment_discrepancy(index, literal, previous_index=None):
+def assignment_discrepancy(index: int, literal: int,
+                           previous_index: int | None = None) -> dict[str, Any]:
     out = {"kind": "assignment", "assignment_index": index, "literal": literal}
     if previous_index is not None:
         out["previous_index"] = previous_index
     return out
 
 
-def clause_discrepancy(index, clause, unassigned_literals=None):
+def clause_discrepancy(index: int, clause: list[int],
+                       unassigned_literals: list[int] | None = None) -> dict[str, Any]:
     out = {"kind": "clause", "clause_index": index, "clause": clause}
     if unassigned_literals is not None:
         out["unassigned_literals"] = unassigned_literals
     return out
 
 
-def unsat_outcome(v, status, step_index, steps_checked, max_work):
+def unsat_outcome(v: Validated, status: int, step_index: int, steps_checked: int,
+                  max_work: int) -> Result:
     """Map an engine's (status, step_index, steps_checked) to a result, or raise."""
     if status == STATUS_VALID:
         return result("unsat", None, None, 0, steps_checked)

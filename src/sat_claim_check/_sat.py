@@ -1,13 +1,23 @@
-"""SPEC §3: the sat claim.  No propagation, so both engines share it."""
+"""The sat claim (docs/semantics.md, "The sat claim").  No propagation, so
+both engines share it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from ._report import assignment_discrepancy, clause_discrepancy
+
+if TYPE_CHECKING:
+    from ._types import Reason
+    from ._validate import Validated
 
 __all__ = ["check_sat"]
 
 
-def check_sat(v):
+def check_sat(v: Validated) -> tuple[Reason | None, dict[str, Any] | None, int]:
     """Return (reason, first_discrepancy, clauses_checked) for a Validated sat request."""
-    first_index = {}
+    assert v.assignment is not None     # a sat claim
+    first_index: dict[int, int] = {}
     for i, a in enumerate(v.assignment):
         if a == 0 or abs(a) > v.num_vars:
             return ("assignment_variable_out_of_range",

@@ -1,4 +1,6 @@
-"""SPEC §2: validation in field order, filling the engines' flat arrays.
+"""Validation in field order, filling the engines' flat arrays.
+
+The rules and their order are those of docs/semantics.md ("Validation order").
 
 Only the first error is reported.  The common case (every literal a plain
 ``int`` within range) is checked with C-level builtins over whole arrays; as
@@ -6,13 +8,20 @@ soon as that fast path sees anything unusual, a plain walk in document order
 finds the exact first error, or normalizes integral floats (``3.0`` is 3).
 """
 
+from __future__ import annotations
+
 from array import array
 from bisect import bisect_right
+from collections.abc import Callable, Iterable, Sequence, Sized
 from itertools import accumulate
+from typing import TYPE_CHECKING, Any
 
 from ._codes import STEP_ADD, STEP_DELETE, STEP_KEYS, step_key
 from ._engine import converter
 from .errors import InvalidInput, LimitExceeded
+
+if TYPE_CHECKING:
+    from .limits import Limits
 
 __all__ = ["Validated", "proof_steps", "request_step", "validate", "validate_arrays"]
 
@@ -24,7 +33,11 @@ CLAIMS = ("sat", "unsat")
 
 
 class Validated:
-    """A request that passed §2, as flat arrays (see ``_engine_py``)."""
+    """A request that passed validation, as flat arrays (see ``_engine_py``).
+
+    ``assignment`` is set for a sat claim, the three step arrays for an
+    unsat claim; the others are None.
+    """
 
     __slots__ = (
         "assignment",
@@ -37,7 +50,17 @@ class Validated:
         "step_offsets",
     )
 
-    def __init__(self, claim, num_vars, clause_offsets, clause_lits):
+    claim: str
+    num_vars: int
+    clause_offsets: array[int]
+    clause_lits: array[int]
+    assignment: array[int] | None
+    step_kinds: array[int] | None
+    step_offsets: array[int] | None
+    step_lits: array[int] | None
+
+    def __init__(self, claim: str, num_vars: int, clause_offsets: array[int],
+                 clause_lits: array[int]) -> None:
         self.claim = claim
         self.num_vars = num_vars
         self.clause_offsets = clause_offsets
@@ -47,34 +70,37 @@ class Validated:
         self.step_offsets = None
         self.step_lits = None
 
-    def clause(self, k):
+    def clause(self, k: int) -> list[int]:
         return self.clause_lits[self.clause_offsets[k]:self.clause_offsets[k + 1]].tolist()
 
-    def step(self, s):
+    def step(self, s: int) -> list[int]:
+        assert self.step_lits is not None and self.step_offsets is not None    # an unsat claim
         return self.step_lits[self.step_offsets[s]:self.step_offsets[s + 1]].tolist()
 
 
-def request_step(kinds, offsets, lits, s):
+def request_step(kinds: array[int], offsets: array[int], lits: array[int],
+                 s: int) -> dict[str, list[int]]:
     """Proof step s of flat arrays as a request writes it: {"add"|"delete": [...]}."""
     return {step_key(kinds[s]): lits[offsets[s]:offsets[s + 1]].tolist()}
 
 
-def proof_steps(kinds, offsets, lits):
+def proof_steps(kinds: array[int], offsets: array[int],
+                lits: array[int]) -> list[dict[str, list[int]]]:
     """A request's proof (a list of request steps) from flat arrays."""
     return [request_step(kinds, offsets, lits, s) for s in range(len(kinds))]
 
 
 # -- JSON Schema types in Python form (SPEC §2, last paragraph) ----------------
 
-def is_array(x):
+def is_array(x: object) -> bool:
     return isinstance(x, (list, tuple))
 
 
-def is_object(x):
+def is_object(x: object) -> bool:
     return isinstance(x, dict)
 
 
-def as_integer(x):
+def as_integer(x: object) -> int | None:
     """The int value of a JSON Schema integer, or None (bools, NaN, fractions...)."""
     if isinstance(x, bool):
         return None
@@ -85,19 +111,19 @@ def as_integer(x):
     return None
 
 
-def pointer(*parts):
+def pointer(*parts: str | int) -> str:
     """A JSON Pointer (RFC 6901) from path segments."""
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
-def number_text(v):
+def number_text(v: int) -> str:
     """An int for a message; very long ones are summarized (str() refuses them)."""
     if v.bit_length() > 3000:
         return f"{'-' if v < 0 else ''}(an integer of about {int(v.bit_length() * 0.30103)} digits)"
     return str(v)
 
 
-def type_name(x):
+def type_name(x: object) -> str:
     if x is None:
         return "null"
     if isinstance(x, bool):
@@ -113,7 +139,8 @@ def type_name(x):
     return f"a {type(x).__name__}"
 
 
-def check_keys(obj, allowed, required, field, path, *, exactly_one=False):
+def check_keys(obj: dict[Any, Any], allowed: Sequence[str], required: Sequence[str],
+               field: str, path: tuple[str | int, ...], *, exactly_one: bool = False) -> None:
     """Unknown keys in the object's own order, then missing keys in listed order.
 
     A dict with a key that is not a str is not a JSON object at all.
@@ -150,7 +177,7 @@ SIZE_LIMITS = {
 }
 
 
-def check_size(limit, actual, limits):
+def check_size(limit: str, actual: int, limits: Limits) -> None:
     """Raise limit_exceeded when ``actual`` is over ``limits.<limit>``."""
     maximum = getattr(limits, limit)
     if actual > maximum:
@@ -162,7 +189,8 @@ def check_size(limit, actual, limits):
 
 # -- literal arrays ------------------------------------------------------------
 
-def flatten(items_list, bound, zero_ok, field, path_of, what):
+def flatten(items_list: Any, bound: int, zero_ok: bool, field: str,
+            path_of: Callable[[int, int], str], what: str) -> tuple[array[int], array[int]]:
     """Validate the literals of several arrays; return (offsets, literals) as array('i').
 
     Every literal must be an integer with ``|l| <= bound`` (and non-zero unless
@@ -175,12 +203,14 @@ def flatten(items_list, bound, zero_ok, field, path_of, what):
         items_list, bound, zero_ok, field, path_of, what)
 
 
-def literal_array(items_list, bound, zero_ok, field, path_of, what):
+def literal_array(items_list: Any, bound: int, zero_ok: bool, field: str,
+                  path_of: Callable[[int, int], str], what: str) -> array[int]:
     """The literals of ``flatten`` alone."""
     return flatten(items_list, bound, zero_ok, field, path_of, what)[1]
 
 
-def _literal_array_slow(items_list, bound, zero_ok, field, path_of, what):
+def _literal_array_slow(items_list: Iterable[Iterable[object]], bound: int, zero_ok: bool,
+                        field: str, path_of: Callable[[int, int], str], what: str) -> array[int]:
     lits = array("i")
     low = 0 if zero_ok else 1
     for i, items in enumerate(items_list):
@@ -197,14 +227,15 @@ def _literal_array_slow(items_list, bound, zero_ok, field, path_of, what):
     return lits
 
 
-def offsets_of(arrays):
+def offsets_of(arrays: Iterable[Sized]) -> array[int]:
     return array("i", accumulate(map(len, arrays), initial=0))
 
 
 # -- the fields, in order ------------------------------------------------------
 
-def validate(request, limits):
-    """Check ``request`` against SPEC §2; return a Validated or raise CheckError."""
+def validate(request: Any, limits: Limits) -> Validated:
+    """Check ``request`` (any value) in the order of docs/semantics.md,
+    "Validation order"; return a Validated or raise CheckError."""
     if not is_object(request):
         raise InvalidInput(None, "", f"the request must be an object, got {type_name(request)}")
     if not all(isinstance(key, str) for key in request):
@@ -248,9 +279,10 @@ def validate(request, limits):
     return out
 
 
-def validate_arrays(num_vars, clause_offsets, clause_lits, *, proof=None, assignment=None,
-                    limits):
-    """SPEC §2 for a request that arrives as flat arrays; return a Validated.
+def validate_arrays(num_vars: int, clause_offsets: array[int], clause_lits: array[int], *,
+                    proof: tuple[array[int], array[int], array[int]] | None = None,
+                    assignment: Sequence[int] | None = None, limits: Limits) -> Validated:
+    """Validation for a request that arrives as flat arrays; return a Validated.
 
     The way in for the DIMACS/DRUP front door: the same limits and range rules
     as ``validate``, in the same order, for what such a request can hold.
@@ -266,6 +298,7 @@ def validate_arrays(num_vars, clause_offsets, clause_lits, *, proof=None, assign
         out = Validated("sat", num_vars, clause_offsets, clause_lits)
         out.assignment = _assignment(assignment, limits)
         return out
+    assert proof is not None        # an unsat claim
     kinds, offsets, lits = proof
     check_size("max_proof_steps", len(kinds), limits)
     bound = limits.max_vars
@@ -281,8 +314,9 @@ def validate_arrays(num_vars, clause_offsets, clause_lits, *, proof=None, assign
     return out
 
 
-def _attach_proof(out, kinds, offsets, lits, limits):
-    """The last checks of §2 step 4, then the steps the engines cannot run get
+def _attach_proof(out: Validated, kinds: array[int], offsets: array[int], lits: array[int],
+                  limits: Limits) -> None:
+    """The last checks of the proof's validation, then the steps the engines cannot run get
     their own kinds (the one place where out-of-range steps are classified)."""
     check_size("max_proof_literals", len(lits), limits)
     _convert.mark_out_of_range(kinds, offsets, lits, out.num_vars)
@@ -291,7 +325,7 @@ def _attach_proof(out, kinds, offsets, lits, limits):
     out.step_lits = lits
 
 
-def _cnf(cnf, limits):
+def _cnf(cnf: Any, limits: Limits) -> tuple[int, Any]:
     if not is_object(cnf):
         raise InvalidInput("cnf", "/cnf", f"cnf must be an object, got {type_name(cnf)}")
     check_keys(cnf, CNF_KEYS, CNF_KEYS, "cnf", ("cnf",))
@@ -320,7 +354,7 @@ def _cnf(cnf, limits):
     return num_vars, clauses
 
 
-def _assignment(assignment, limits):
+def _assignment(assignment: Any, limits: Limits) -> array[int]:
     if not is_array(assignment):
         raise InvalidInput("assignment", "/assignment",
                            f"assignment must be an array, got {type_name(assignment)}")
@@ -329,16 +363,16 @@ def _assignment(assignment, limits):
                          lambda i, j: pointer("assignment", j), "an assignment literal")
 
 
-def _proof(proof, limits):
-    """(kinds, offsets, literals) of the proof, or the first error of §2 step 4
-    before the literal count."""
+def _proof(proof: Any, limits: Limits) -> tuple[array[int], array[int], array[int]]:
+    """(kinds, offsets, literals) of the proof, or the first error of the proof's
+    validation before the literal count."""
     if not is_array(proof):
         raise InvalidInput("proof", "/proof", f"proof must be an array, got {type_name(proof)}")
     check_size("max_proof_steps", len(proof), limits)
     return _convert.flatten_steps(proof, limits.max_vars) or _steps(proof, limits)
 
 
-def _steps(proof, limits):
+def _steps(proof: Any, limits: Limits) -> tuple[array[int], array[int], array[int]]:
     """(kinds, offsets, literals) of the steps, or the first error in document order."""
     is_add, values, shape_error = _step_shapes(proof)
     offsets, lits = flatten(values, limits.max_vars, True, "proof",
@@ -349,14 +383,14 @@ def _steps(proof, limits):
     return array("b", [STEP_ADD if add else STEP_DELETE for add in is_add]), offsets, lits
 
 
-def _step_shapes(proof):
+def _step_shapes(proof: Any) -> tuple[list[bool], list[Any], InvalidInput | None]:
     """(is_add per step, value per step, the first shape error or None).
 
     A shape error at step k is returned, not raised: it is reported only after
     the literals of steps 0..k-1, which come before it in document order.
     """
-    is_add = []
-    values = []
+    is_add: list[bool] = []
+    values: list[Any] = []
     for s, step in enumerate(proof):
         try:
             key, value = _step_shape(step, s)
@@ -367,7 +401,7 @@ def _step_shapes(proof):
     return is_add, values, None
 
 
-def _step_shape(step, s):
+def _step_shape(step: Any, s: int) -> tuple[str, Any]:
     if not is_object(step):
         raise InvalidInput("proof", pointer("proof", s),
                            f"a proof step must be an object, got {type_name(step)}")

@@ -1,15 +1,22 @@
-"""The command line: arguments, exit codes, JSON writing (SPEC §8).
+"""The command line: arguments, exit codes, JSON writing.
+
+What is read and written is described in docs/semantics.md ("JSON text",
+"Output bytes"); the exit codes are in ``_codes``.
 
 The commands ``check``, ``request`` and ``schema`` live here; ``batch`` runs
 in ``_batch`` and ``--explain`` words its lines in ``_explain``.
 """
+
+from __future__ import annotations
 
 import argparse
 import json
 import os
 import sys
 import time
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from . import __version__
 from ._batch import Progress, run_batch
@@ -22,6 +29,9 @@ from ._validate import request_step
 from .dimacs import DimacsError, parse_files, request_from_files, run_parsed
 from .errors import CheckError, InvalidInput
 from .limits import CEILINGS, Limits
+
+if TYPE_CHECKING:
+    from ._types import ProofArrays, Result
 
 DESCRIPTION = """\
 Check a SAT solver certificate given as one JSON request:
@@ -68,7 +78,7 @@ exit status: 0 every claim was valid, 1 some claim was not valid (and no line
 was rejected), 2 some line was rejected, 130 interrupted (Ctrl-C)."""
 
 
-def jobs_count(text):
+def jobs_count(text: str) -> int:
     try:
         number = int(text)
     except ValueError:
@@ -78,12 +88,12 @@ def jobs_count(text):
     return number or os.cpu_count() or 1
 
 
-def version_line():
+def version_line() -> str:
     parts = ", ".join(f"{part}: {name}" for part, name in implementations().items())
     return f"sat-claim-check {__version__} ({parts}; Python {sys.version.split()[0]})"
 
 
-def limit_assignment(text):
+def limit_assignment(text: str) -> tuple[str, int]:
     """--limit NAME=VALUE"""
     name, sep, value = text.partition("=")
     if not sep or name not in CEILINGS:
@@ -98,7 +108,7 @@ def limit_assignment(text):
     return name, number
 
 
-def add_engine_options(parser):
+def add_engine_options(parser: argparse.ArgumentParser) -> None:
     """--engine, --limit, --unlimited: shared by every command that checks."""
     parser.add_argument("--engine", choices=ENGINES, default="auto",
                         help="which engine checks unsat proofs (default: auto, the "
@@ -111,13 +121,13 @@ def add_engine_options(parser):
                         help="set every limit to the largest value the engines support")
 
 
-def limits_from(args):
+def limits_from(args: argparse.Namespace) -> Limits:
     values = dict(CEILINGS) if args.unlimited else Limits().as_dict()
     values.update(args.limit)
     return Limits(**values)
 
 
-def build_parser():
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sat-claim-check", description=DESCRIPTION, epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -181,13 +191,13 @@ def build_parser():
 
 # -- writing -------------------------------------------------------------------
 
-def write_line(text, stream=None):
+def write_line(text: str, stream: IO[str] | None = None) -> None:
     stream = stream or sys.stdout
     stream.write(text + "\n")
     stream.flush()
 
 
-def say(text):
+def say(text: str) -> None:
     """One human line on stderr; never fails on an odd character."""
     data = f"sat-claim-check: {text}\n".encode("utf-8", "backslashreplace")
     sys.stderr.buffer.write(data) if hasattr(sys.stderr, "buffer") else sys.stderr.write(
@@ -195,25 +205,25 @@ def say(text):
     sys.stderr.flush()
 
 
-def describe_error(err):
+def describe_error(err: CheckError) -> str:
     where = f" at {err.path}" if err.path else ""
     return f"{err.error}{where}: {err.message}"
 
 
-def exit_code(result):
+def exit_code(result: Result) -> int:
     return EXIT_VALID if result["valid"] else EXIT_NOT_VALID
 
 
 # -- commands ------------------------------------------------------------------
 
-def standard_input():
+def standard_input() -> IO[bytes]:
     """sys.stdin's bytes; OSError when the process has no standard input."""
     if sys.stdin is None:
         raise OSError("standard input is closed")
     return sys.stdin.buffer
 
 
-def read_input(name):
+def read_input(name: str) -> bytes:
     """The bytes of FILE, or of standard input for '-'; InvalidInput if unreadable."""
     try:
         if name == "-":
@@ -229,15 +239,15 @@ class Position:
     """The progress callback of one check: the last (steps_checked, work) the
     engine reported, for the line on stderr when Ctrl-C stops the check."""
 
-    def __init__(self):
-        self.steps_checked = None
-        self.work = None
+    def __init__(self) -> None:
+        self.steps_checked: int | None = None
+        self.work: int | None = None
 
-    def __call__(self, steps_checked, work):
+    def __call__(self, steps_checked: int, work: int) -> None:
         self.steps_checked = steps_checked
         self.work = work
 
-    def interrupted(self, step_count):
+    def interrupted(self, step_count: Callable[[], int]) -> int:
         """Say where the check was stopped; the exit code of an interrupted run.
 
         ``step_count()`` gives the number of proof steps; it is called only
@@ -251,7 +261,7 @@ class Position:
         return EXIT_INTERRUPTED
 
 
-def command_check(args):
+def command_check(args: argparse.Namespace) -> int:
     position = Position()
     try:
         request = loads(read_input(args.file))
@@ -270,7 +280,7 @@ def command_check(args):
     return exit_code(report.result)
 
 
-def command_request(args):
+def command_request(args: argparse.Namespace) -> int:
     position = Position()
     try:
         if args.check:
@@ -279,7 +289,8 @@ def command_request(args):
         else:
             text = dumps(request_from_files(args.cnf, args.proof, args.model))
     except KeyboardInterrupt:
-        return position.interrupted(lambda: len(parsed[1][0]))     # the step kinds
+        # Reported only after validation: parsed holds the proof arrays by then.
+        return position.interrupted(lambda: len(cast("ProofArrays", parsed[1])[0]))
     except DimacsError as err:
         say(str(err))
         return EXIT_REJECTED
@@ -287,7 +298,7 @@ def command_request(args):
         say(f"cannot read {exc.filename!r}: {exc.strerror or exc}")
         return EXIT_REJECTED
     except CheckError as err:
-        out = err.to_dict()
+        out: Mapping[str, Any] = err.to_dict()
         code = EXIT_REJECTED
         say(describe_error(err))
     else:
@@ -297,13 +308,13 @@ def command_request(args):
         code = exit_code(out)
     code = write_output(args.output, dumps(out), code)
     if args.check and args.explain and code != EXIT_REJECTED:
-        proof = parsed[1]
+        proof = cast("ProofArrays", parsed[1])      # None for sat: step_of is never called
         for line in explain_lines(report, lambda s: request_step(*proof, s)):
             say(line)
     return code
 
 
-def write_output(name, text, code):
+def write_output(name: str, text: str, code: int) -> int:
     if name == "-":
         write_line(text)
         return code
@@ -318,7 +329,7 @@ def write_output(name, text, code):
 
 # -- batch ---------------------------------------------------------------------
 
-def command_batch(args):
+def command_batch(args: argparse.Namespace) -> int:
     limits = limits_from(args)
     resolve(args.engine)        # an unavailable engine fails before any line
     try:
@@ -350,21 +361,22 @@ def command_batch(args):
     return EXIT_NOT_VALID if counts[1] else EXIT_VALID
 
 
-def command_schema(args):
+def command_schema(args: argparse.Namespace) -> int:
     text = resources.files(__package__).joinpath(
         f"schemas/{args.which}.schema.json").read_text(encoding="utf-8")
     write_line(json.dumps(json.loads(text), indent=2))
     return EXIT_VALID
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line on ``argv`` (default: sys.argv[1:]); return the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_REJECTED
     try:
-        return args.handler(args)
+        return cast(int, args.handler(args))
     except ImportError as exc:      # --engine compiled where it is not built
         say(str(exc))
         return EXIT_REJECTED

@@ -24,18 +24,29 @@ The accepted text:
 Texts are ``str`` or ``bytes``; a proof may also be a sequence of lines (what
 PySAT's ``get_proof()`` returns).  Files ending in gzip data are decompressed.
 Malformed text raises ``DimacsError`` (a ``ValueError``) naming the file, when
-known, and the 1-based line.
+known, and the 1-based line.  What is checked is described in
+docs/semantics.md.
 """
+
+from __future__ import annotations
 
 import gzip
 import os
 import re
 import zlib
+from typing import TYPE_CHECKING, Any
 
 from . import _codes
 from ._check import checked_progress, contract_limits, run_validated
 from ._engine import resolve, scanner
 from ._validate import proof_steps, validate_arrays
+
+if TYPE_CHECKING:
+    from array import array
+
+    from ._check import Report
+    from ._types import CnfArrays, EngineName, Parsed, Progress, ProofArrays
+    from .limits import Limits
 
 __all__ = ["DimacsError", "request_from_dimacs", "request_from_files",
            "run_dimacs", "run_files"]
@@ -51,13 +62,13 @@ class DimacsError(ValueError):
     line (None when the fault is not on one line), ``message`` the rest.
     """
 
-    def __init__(self, message, file=None, line=None):
+    def __init__(self, message: str, file: str | None = None, line: int | None = None) -> None:
         self.message = message
         self.file = file
         self.line = line
         super().__init__(self._text())
 
-    def _text(self):
+    def _text(self) -> str:
         where = []
         if self.file is not None:
             where.append(str(self.file))
@@ -68,7 +79,7 @@ class DimacsError(ValueError):
 
 # -- parsing -------------------------------------------------------------------
 
-def _as_bytes(text, what):
+def _as_bytes(text: object, what: str) -> bytes:
     if isinstance(text, (bytes, bytearray, memoryview)):
         return bytes(text)
     if isinstance(text, str):
@@ -78,27 +89,34 @@ def _as_bytes(text, what):
     raise TypeError(f"the {what} must be str or bytes, got {type(text).__name__}")
 
 
-def _show(token):
+def _show(token: bytes) -> str:
     text = token.decode("utf-8", "backslashreplace")
     return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
-def _error(code, line, token, value, file, what, header=None):
+def _error(code: int, line: int, token: bytes | None, value: int, file: str | None, what: str,
+           header: tuple[int, int] | None = None) -> DimacsError:
+    # The scanners give a token with these codes, and the CNF's header with VAR_RANGE
+    # and CLAUSE_COUNT (the asserts say so to the type checker).
     if code == _codes.SCAN_ERR_TOKEN:
+        assert token is not None
         message = f"{_show(token)} is not an integer"
         if what == "proof" and token == b"d":
             message = "'d' inside a step: a deletion starts with 'd' before its literals"
         elif what == "proof" and token[:1] == b"d":
             message += " (write 'd' and the literals apart: 'd 1 2 0')"
     elif code == _codes.SCAN_ERR_INT_RANGE:
+        assert token is not None
         message = f"the literal {_show(token)} is out of the 32-bit range of DIMACS"
     elif code == _codes.SCAN_ERR_VAR_RANGE:
+        assert header is not None
         message = (f"the literal {value} is out of range: the header declares "
                    f"{header[0]} variables")
     elif code == _codes.SCAN_ERR_NO_HEADER:
         message = ("a clause before the 'p cnf' header" if token is not None
                    else "no 'p cnf VARIABLES CLAUSES' header")
     elif code == _codes.SCAN_ERR_BAD_HEADER:
+        assert token is not None
         message = (f"malformed header {_show(token)}: expected 'p cnf VARIABLES CLAUSES' "
                    "with two non-negative integers")
     elif code == _codes.SCAN_ERR_SECOND_HEADER:
@@ -107,29 +125,32 @@ def _error(code, line, token, value, file, what, header=None):
         message = (f"the {'clause' if what == 'CNF' else 'step'} starting on this line "
                    "has no terminating 0 before the end of the text")
     elif code == _codes.SCAN_ERR_CLAUSE_COUNT:
+        assert header is not None
         message = f"the header declares {header[1]} clauses but the formula has {value}"
     else:   # pragma: no cover - the parsers have no other codes
         message = f"unexpected parser status {code}"
     return DimacsError(f"{what}: {message}", file, line)
 
 
-def cnf_arrays(data, file=None):
+def cnf_arrays(data: bytes, file: str | None = None) -> CnfArrays:
     """(num_vars, offsets, lits) of DIMACS CNF bytes, or raise DimacsError."""
     code, line, token, value, num_vars, num_clauses, offsets, lits = _scanner.parse_cnf(data)
     if code:
         raise _error(code, line, token, value, file, "CNF", (num_vars, num_clauses))
+    assert offsets is not None and lits is not None     # SCAN_OK comes with the arrays
     return num_vars, offsets, lits
 
 
-def drup_arrays(data, file=None):
+def drup_arrays(data: bytes, file: str | None = None) -> ProofArrays:
     """(kinds, offsets, lits) of DRUP bytes, or raise DimacsError."""
     code, line, token, value, kinds, offsets, lits = _scanner.parse_drup(data)
     if code:
         raise _error(code, line, token, value, file, "proof")
+    assert kinds is not None and offsets is not None and lits is not None
     return kinds, offsets, lits
 
 
-def _model(data, file=None):
+def _model(data: bytes, file: str | None = None) -> list[int]:
     """The literals of solver output or of a plain literal list."""
     out = []
     style = None            # "v" (solver output) or "plain"
@@ -171,52 +192,69 @@ def _model(data, file=None):
     return out
 
 
-def clause_lists(offsets, lits):
+def clause_lists(offsets: array[int], lits: array[int]) -> list[list[int]]:
     """The clauses of flat arrays as lists of ints."""
     return [lits[offsets[k]:offsets[k + 1]].tolist() for k in range(len(offsets) - 1)]
 
 
-def _check_texts(proof, model):
+def _check_texts(proof: object, model: object) -> None:
     if (proof is None) == (model is None):
         raise TypeError("give exactly one of proof (an unsat claim) and model (a sat claim)")
 
 
-def _request(cnf, proof, model):
+def _request(cnf: CnfArrays, proof: ProofArrays | None,
+             model: list[int] | None) -> dict[str, Any]:
     num_vars, offsets, lits = cnf
-    request = {"cnf": {"num_vars": num_vars, "clauses": clause_lists(offsets, lits)}}
+    request: dict[str, Any] = {
+        "cnf": {"num_vars": num_vars, "clauses": clause_lists(offsets, lits)}}
     if model is not None:
         request["claim"] = "sat"
         request["assignment"] = model
     else:
+        assert proof is not None        # one of the two, as _check_texts made sure
         request["claim"] = "unsat"
         request["proof"] = proof_steps(*proof)
     return request
 
 
-def request_from_dimacs(cnf_text, proof=None, model=None):
-    """The contract request (a dict) for a DIMACS CNF and a DRUP proof or a model.
+def request_from_dimacs(cnf_text: str | bytes,
+                        proof: str | bytes | list[str] | tuple[str, ...] | None = None,
+                        model: str | bytes | None = None) -> dict[str, Any]:
+    """Return the request (a dict, ready for ``check``) for a DIMACS CNF and a
+    DRUP proof or a model.
 
-    Give exactly one of ``proof`` (an unsat claim) and ``model`` (a sat
-    claim).  Raises DimacsError on malformed text.
+    Texts are str or bytes; ``proof`` may also be a list of lines.  Give
+    exactly one of ``proof`` (an unsat claim: the request gets a "proof" of
+    {"add": [...]} and {"delete": [...]} steps) and ``model`` (a sat claim:
+    the request gets an "assignment"), else TypeError.  Raises DimacsError
+    (a ValueError) on malformed text.  The request format is in
+    docs/semantics.md ("Requests, results and errors").
     """
     _check_texts(proof, model)
     return _request(*_parse_texts(cnf_text, proof, model, None, None, None))
 
 
-def request_from_files(cnf_path, proof_path=None, model_path=None):
-    """request_from_dimacs() on files; gzip-compressed files are read transparently."""
+def request_from_files(cnf_path: str | os.PathLike[str],
+                       proof_path: str | os.PathLike[str] | None = None,
+                       model_path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """request_from_dimacs() on files: return the request, a dict.
+
+    Gzip-compressed files are read transparently.  Raises DimacsError on
+    malformed text (naming the file) and OSError when a file cannot be read.
+    """
     _check_texts(proof_path, model_path)
     return _request(*parse_files(cnf_path, proof_path, model_path))
 
 
-def _parse_texts(cnf_text, proof, model, cnf_file, proof_file, model_file):
+def _parse_texts(cnf_text: object, proof: object, model: object, cnf_file: str | None,
+                 proof_file: str | None, model_file: str | None) -> Parsed:
     cnf = cnf_arrays(_as_bytes(cnf_text, "CNF"), cnf_file)
     if model is not None:
         return cnf, None, _model(_as_bytes(model, "model"), model_file)
     return cnf, drup_arrays(_as_bytes(proof, "proof"), proof_file), None
 
 
-def read_file(path):
+def read_file(path: str | os.PathLike[str]) -> bytes:
     """The bytes of a file, decompressed when they are gzip data."""
     with open(path, "rb") as f:
         data = f.read()
@@ -228,10 +266,11 @@ def read_file(path):
     return data
 
 
-def parse_files(cnf_path, proof_path, model_path):
+def parse_files(cnf_path: str | os.PathLike[str], proof_path: str | os.PathLike[str] | None,
+                model_path: str | os.PathLike[str] | None) -> Parsed:
     """((num_vars, offsets, lits), proof arrays or None, model literals or None)
     of the files; raises DimacsError or OSError."""
-    def name(path):
+    def name(path: str | os.PathLike[str] | None) -> str | None:
         return None if path is None else os.fspath(path)
     return _parse_texts(
         read_file(cnf_path),
@@ -242,29 +281,39 @@ def parse_files(cnf_path, proof_path, model_path):
 
 # -- checking from the arrays --------------------------------------------------
 
-def run_dimacs(cnf_text, proof=None, model=None, *, engine="auto", limits=None,
-               progress=None):
+def run_dimacs(cnf_text: str | bytes,
+               proof: str | bytes | list[str] | tuple[str, ...] | None = None,
+               model: str | bytes | None = None, *,
+               engine: EngineName = "auto", limits: Limits | None = None,
+               progress: Progress | None = None) -> Report:
     """Check DIMACS/DRUP/model text; return a Report, like run(request_from_dimacs(...)).
 
     The request is never built as Python lists: the parsed arrays go through
-    the same limits and range rules as SPEC §2 and then to the engine.
-    Raises DimacsError on malformed text and CheckError on a rejected request.
-    ``progress(steps_checked, work)`` as for ``sat_claim_check.run``: called
-    about every 2**20 units of work, and an exception it raises stops the check.
+    the same limits and range rules as ``check`` (docs/semantics.md,
+    "Validation order") and then to the engine.  ``engine``, ``limits`` and
+    ``progress`` are as for ``run``.  Raises DimacsError on malformed text and
+    CheckError on a rejected request.
     """
     _check_texts(proof, model)
     return run_parsed(_parse_texts(cnf_text, proof, model, None, None, None), engine, limits,
                       progress)
 
 
-def run_files(cnf_path, proof_path=None, model_path=None, *, engine="auto", limits=None,
-              progress=None):
-    """run_dimacs() on files (gzip read transparently): the path for big proofs."""
+def run_files(cnf_path: str | os.PathLike[str], proof_path: str | os.PathLike[str] | None = None,
+              model_path: str | os.PathLike[str] | None = None, *, engine: EngineName = "auto",
+              limits: Limits | None = None, progress: Progress | None = None) -> Report:
+    """run_dimacs() on files (gzip read transparently): return a Report.
+
+    The way to check big proofs.  ``engine``, ``limits`` and ``progress`` are
+    as for ``run``.  Raises DimacsError on malformed text, OSError when a file
+    cannot be read and CheckError on a rejected request.
+    """
     _check_texts(proof_path, model_path)
     return run_parsed(parse_files(cnf_path, proof_path, model_path), engine, limits, progress)
 
 
-def run_parsed(parsed, engine="auto", limits=None, progress=None):
+def run_parsed(parsed: Parsed, engine: EngineName = "auto", limits: Limits | None = None,
+               progress: Progress | None = None) -> Report:
     """Check what ``parse_files`` returned; a Report, or raise CheckError."""
     limits = contract_limits(limits)
     progress = checked_progress(progress)

@@ -1,5 +1,7 @@
 """The seven limits of the contract, and the ceilings the engines can represent."""
 
+from __future__ import annotations
+
 from dataclasses import asdict, dataclass, fields
 
 __all__ = ["Limits"]
@@ -21,7 +23,11 @@ CEILINGS = {
 class Limits:
     """Request limits; the defaults are the contract's.
 
-    Raising them changes what is accepted, never the semantics.
+    ``Limits(max_proof_steps=300000)`` returns the contract's limits with one
+    changed; each value must be an int from 0 up to what the engines can
+    represent (else ValueError).  Raising them changes what is accepted,
+    never the semantics.  Pass one as ``limits=`` to ``check`` and ``run``;
+    docs/semantics.md ("Validation order") says where each limit applies.
     """
 
     max_vars: int = 10000
@@ -32,7 +38,7 @@ class Limits:
     max_proof_literals: int = 50000
     max_propagation_work: int = 50000000
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
             if type(value) is not int or not 0 <= value <= CEILINGS[f.name]:
@@ -40,11 +46,12 @@ class Limits:
                     f"Limits.{f.name} must be an int in 0..{CEILINGS[f.name]}, got {value!r}")
 
     @classmethod
-    def unlimited(cls):
-        """Every limit at the largest value the engines can represent."""
+    def unlimited(cls) -> Limits:
+        """Return Limits with every limit at the largest value the engines can represent."""
         return cls(**CEILINGS)
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, int]:
+        """Return the limits as a new dict, {name: value}, in field order."""
         return asdict(self)
 
 

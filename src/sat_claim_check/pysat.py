@@ -23,24 +23,33 @@ variable the engines represent; ``nv`` is an int in ``0..MAX_VAR``.  A wrong
 type raises TypeError, a value out of range ValueError; the message names
 the clause and the literal by their 0-based positions, e.g.
 ``clause 0, literal 0: 1.7 is not an int``.
+
+The request format is in docs/semantics.md ("Requests, results and errors").
 """
 
-from collections.abc import Sequence
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ._validate import proof_steps
 from .dimacs import drup_arrays
 from .limits import CEILINGS
+
+if TYPE_CHECKING:
+    from pysat.formula import CNF
+    from pysat.solvers import Solver
 
 __all__ = ["MAX_VAR", "request_from_pysat", "request_from_solver"]
 
 MAX_VAR = CEILINGS["max_vars"]      # 2**30 - 1
 
 
-def _kind(value):
+def _kind(value: object) -> str:
     return type(value).__name__
 
 
-def _checked_num_vars(value, name):
+def _checked_num_vars(value: object, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be an int, got {value!r}")
     if not 0 <= value <= MAX_VAR:
@@ -48,12 +57,12 @@ def _checked_num_vars(value, name):
     return int(value)
 
 
-def _checked_clauses(clauses):
+def _checked_clauses(clauses: object) -> list[list[int]]:
     """The clauses as lists of plain ints, or raise naming the first bad item."""
     if isinstance(clauses, (str, bytes, bytearray)) or not isinstance(clauses, Sequence):
         raise TypeError("the formula must be a pysat.formula.CNF or a sequence of clauses, "
                         f"not {_kind(clauses)}")
-    out = []
+    out: list[list[int]] = []
     for i, clause in enumerate(clauses):
         if isinstance(clause, (str, bytes, bytearray)) or not isinstance(clause, Sequence):
             raise TypeError(f"clause {i} must be a sequence of literals, not {_kind(clause)}")
@@ -69,11 +78,11 @@ def _checked_clauses(clauses):
     return out
 
 
-def _top(clauses):
+def _top(clauses: list[list[int]]) -> int:
     return max((abs(lit) for clause in clauses for lit in clause), default=0)
 
 
-def _clauses_of(formula):
+def _clauses_of(formula: Any) -> tuple[int, list[list[int]]]:
     """(num_vars, clauses) of a PySAT CNF or a sequence of clauses, checked."""
     if hasattr(formula, "clauses"):
         nv = _checked_num_vars(getattr(formula, "nv", 0), "nv")
@@ -83,7 +92,7 @@ def _clauses_of(formula):
     return max(nv, _top(clauses)), clauses
 
 
-def _renaming(clauses):
+def _renaming(clauses: list[list[int]]) -> list[int] | None:
     """The formula's variables in order when they are not 1..k, else None.
 
     Solvers allocate memory for every variable up to the largest one, and
@@ -95,7 +104,7 @@ def _renaming(clauses):
     return None if not used or used[-1] == len(used) else used
 
 
-def _unrename(lits, used):
+def _unrename(lits: list[int], used: list[int] | None) -> list[int]:
     """Solver literals back to the formula's; fresh solver variables stay above it."""
     if used is None:
         return lits
@@ -104,9 +113,9 @@ def _unrename(lits, used):
             for lit in lits]
 
 
-def request_from_pysat(formula, solver_name="glucose3", *, add_empty_clause=True,
-                       **solver_options):
-    """Solve ``formula`` with PySAT and return the request certifying the answer.
+def request_from_pysat(formula: CNF | Iterable[Iterable[int]], solver_name: str = "glucose3", *,
+                       add_empty_clause: bool = True, **solver_options: Any) -> dict[str, Any]:
+    """Solve ``formula`` with PySAT and return the request certifying the answer (a dict).
 
     ``formula`` is a ``pysat.formula.CNF`` (its ``nv`` gives num_vars when
     larger than the highest variable used) or a sequence of clauses, checked
@@ -116,7 +125,8 @@ def request_from_pysat(formula, solver_name="glucose3", *, add_empty_clause=True
     formula whose variables are not 1..k is solved renumbered 1..k, so the
     solver's memory follows the variables used, not the largest).  Raises
     RuntimeError when the solver gives no answer (e.g. an interrupted or
-    budgeted run).  ``solver_options`` go to ``pysat.solvers.Solver``.
+    budgeted run).  ``solver_options`` go to ``pysat.solvers.Solver``.  Pass the request to
+    ``sat_claim_check.check``.
 
     Some solvers log no final ``0`` when the formula is refuted while it is
     loaded (glucose on ``[[1], [-1]]`` logs an empty proof); with
@@ -140,8 +150,11 @@ def request_from_pysat(formula, solver_name="glucose3", *, add_empty_clause=True
         return _request(solver, num_vars, clauses, used, add_empty_clause)
 
 
-def request_from_solver(solver, formula, *, add_empty_clause=True):
-    """The request for a PySAT solver that has run ``solve()`` on ``formula``.
+def request_from_solver(
+        solver: Solver,
+        formula: CNF | Iterable[Iterable[int]] | tuple[int, Iterable[Iterable[int]]], *,
+        add_empty_clause: bool = True) -> dict[str, Any]:
+    """Return the request (a dict) for a PySAT solver that has run ``solve()`` on ``formula``.
 
     The solver must have been created with ``with_proof=True`` for an unsat
     answer.  ``formula`` is everything the solver was given (a CNF, a clause
@@ -186,10 +199,11 @@ def request_from_solver(solver, formula, *, add_empty_clause=True):
     return _request(solver, num_vars, clauses, None, add_empty_clause)
 
 
-def _request(solver, num_vars, clauses, used, add_empty_clause):
+def _request(solver: Solver, num_vars: int, clauses: list[list[int]], used: list[int] | None,
+             add_empty_clause: bool) -> dict[str, Any]:
     """The request for the solver's answer; ``used`` maps its variables back."""
     status = solver.get_status()
-    request = {"cnf": {"num_vars": num_vars, "clauses": clauses}}
+    request: dict[str, Any] = {"cnf": {"num_vars": num_vars, "clauses": clauses}}
     if status is True:
         model = _unrename(solver.get_model(), used)
         request["claim"] = "sat"

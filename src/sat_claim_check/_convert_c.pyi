@@ -1,0 +1,18 @@
+# The compiled converter's public surface: the same functions as its pure
+# twin (_convert_py), with the same signatures and answers.
+from array import array
+from typing import Any
+
+def flatten(arrays: Any, bound: int, zero_ok: bool) -> tuple[array[int], array[int]] | None:
+    """(offsets, literals) as array('i') for a list of literal arrays, or None."""
+
+def flatten_steps(proof: Any, bound: int) -> tuple[array[int], array[int], array[int]] | None:
+    """(kinds, offsets, literals) for proof steps, or None."""
+
+def mark_out_of_range(kinds: array[int], offsets: array[int], lits: array[int],
+                      num_vars: int) -> None:
+    """Give each step with a literal outside 1..num_vars its own kind, in place."""
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """json's object_pairs_hook: a dict, or ValueError for a repeated key or a
+    string with a lone surrogate."""
