@@ -210,8 +210,8 @@ VALID = b'{"cnf":{"num_vars":1,"clauses":[[1],[-1]]},"claim":"unsat","proof":[{"
 
 
 def cli(*args, stdin=b""):
-    return subprocess.run(check=False, args=[sys.executable, "-m", "sat_claim_check", *args], input=stdin,
-                          capture_output=True, timeout=120)
+    return subprocess.run(check=False, args=[sys.executable, "-m", "sat_claim_check", *args],
+                          input=stdin, capture_output=True, timeout=120)
 
 
 def test_bom_is_ignored():
