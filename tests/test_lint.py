@@ -14,8 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[1]
+from _helpers import REPO
 
 
 def _checkout() -> Path:

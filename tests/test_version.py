@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import re
 from importlib import metadata
-from pathlib import Path
 
 import pytest
 from _contract import TOOL
+from _helpers import REPO
 
 import sat_claim_check as scc
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def test_the_installed_metadata_has_the_package_version() -> None:
