@@ -164,13 +164,13 @@ required = [
     "tests/conftest.py",
 ]
 problems += [f"missing: {name}" for name in required if name not in names]
-for folder in ("csrc/", "tests/", "docs/", "benchmarks/"):
+for folder in ("csrc/", "tests/", "docs/", "benchmarks/", "examples/"):
     if not any(n.startswith(folder) for n in names):
         problems.append(f"missing: anything under {folder}")
 
 # Every tracked file in the shipped folders is in the sdist.
 tracked = subprocess.run(
-    ["git", "-C", root, "ls-files", "src", "csrc", "tests", "docs", "benchmarks"],
+    ["git", "-C", root, "ls-files", "src", "csrc", "tests", "docs", "benchmarks", "examples"],
     check=True, capture_output=True, text=True,
 ).stdout.split()
 problems += [f"tracked file not shipped: {name}" for name in tracked if name not in names]

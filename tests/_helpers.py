@@ -28,17 +28,21 @@ CLI = [sys.executable, "-m", "sat_claim_check"]
 
 
 def cli(*args: str, stdin: bytes = b"", env: Mapping[str, str] | None = None,
-        cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+        cwd: Path | None = None, merge_stderr: bool = False,
+        ) -> subprocess.CompletedProcess[bytes]:
     """``python -m sat_claim_check ARGS`` with ``stdin`` as its input, output captured.
 
     The command runs as built: SAT_CLAIM_CHECK_NO_EXTENSIONS is removed from its
     environment (a test of the pure build sets it through ``env``), so that
-    ``--engine compiled`` works wherever the extension is built.
+    ``--engine compiled`` works wherever the extension is built. With
+    ``merge_stderr`` both streams go to ``stdout`` in the order written, as a
+    terminal shows them (the command flushes every line).
     """
     environment = {k: v for k, v in os.environ.items() if k != "SAT_CLAIM_CHECK_NO_EXTENSIONS"}
     environment.update(env or {})
-    return subprocess.run([*CLI, *args], input=stdin, capture_output=True, env=environment,
-                          cwd=cwd, timeout=120, check=False)
+    return subprocess.run([*CLI, *args], input=stdin, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
+                          env=environment, cwd=cwd, timeout=120, check=False)
 
 
 def cli_text(*args: str, stdin: bytes = b"", env: Mapping[str, str] | None = None,
