@@ -9,8 +9,10 @@ extra; without either these tests skip.
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -27,8 +29,12 @@ def _lint(module: str, *args: str) -> subprocess.CompletedProcess[str]:
     package = module.split(".")[0]
     if importlib.util.find_spec(package) is None:
         pytest.skip(f"{package} is not installed (pip install -e '.[test]')")
+    # cython-lint runs the pycodestyle command: find it beside this interpreter's
+    # scripts even when the environment is not activated.
+    path = os.pathsep.join([sysconfig.get_path("scripts"), os.environ.get("PATH", "")])
     return subprocess.run([sys.executable, "-m", module, *args], cwd=_checkout(),
-                          capture_output=True, text=True, timeout=120, check=False)
+                          env={**os.environ, "PATH": path}, capture_output=True, text=True,
+                          timeout=120, check=False)
 
 
 def test_ruff_is_clean() -> None:
