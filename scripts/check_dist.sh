@@ -154,7 +154,8 @@ with tarfile.open(sdist) as tar:
 problems = []
 
 required = [
-    "pyproject.toml", "setup.py", "README.md", "LICENSE", "pytest.ini", "PKG-INFO",
+    "pyproject.toml", "setup.py", "README.md", "CHANGELOG.md", "CONTRIBUTING.md", "LICENSE",
+    "pytest.ini", "PKG-INFO", "examples/php5-unsat.json",
     "src/sat_claim_check/_engine_c.pyx",
     "src/sat_claim_check/_engine_c.pxd",
     "src/sat_claim_check/_engine_c.pyi",

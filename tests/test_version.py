@@ -1,8 +1,8 @@
 """The version is written once: ``__version__`` in ``sat_claim_check/__init__.py``.
 
 pyproject.toml reads it at build time (``dynamic = ["version"]``), so the
-installed distribution's metadata and the published tool description say the
-same.
+installed distribution's metadata, the published tool description and the
+changelog say the same.
 """
 
 from __future__ import annotations
@@ -44,3 +44,12 @@ def test_pyproject_does_not_write_the_version_again() -> None:
     assert re.search(r'^dynamic\s*=\s*\[[^]]*"version"', project, re.M)
     assert 'version = { attr = "sat_claim_check.__version__" }' in text
 
+
+def test_the_changelog_has_a_section_for_the_version() -> None:
+    text = _checkout_file("CHANGELOG.md")
+    if ".dev" in scc.__version__:       # between releases: the changes so far
+        assert re.search(r"^## \[Unreleased\]$", text, re.M)
+        return
+    heading = rf"^## \[{re.escape(scc.__version__)}\] - \d{{4}}-\d{{2}}-\d{{2}}$"
+    assert re.search(heading, text, re.M), (
+        f"CHANGELOG.md has no '## [{scc.__version__}] - YYYY-MM-DD' section")
