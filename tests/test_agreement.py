@@ -81,7 +81,7 @@ def requests(seed, count):
 
 
 @pytest.mark.parametrize("chunk", range(6))
-def test_engines_agree_on_generated_requests(chunk):
+def test_engines_agree_on_generated_requests(chunk: int) -> None:
     kinds = collections.Counter(assert_agree(request)[0]
                                 for request in requests(f"agreement-{chunk}", 200))
     # Most requests reach an engine; enough are rejected to test the errors too.
@@ -104,7 +104,7 @@ def test_engines_agree_at_the_cap_boundary(chunk):
 
 
 @pytest.mark.parametrize("chunk", range(2))
-def test_engines_agree_under_small_size_limits(chunk):
+def test_engines_agree_under_small_size_limits(chunk: int) -> None:
     rng = random.Random(f"limits-{chunk}")
     reached = collections.Counter()
     for request in proofgen.cases(f"limits-{chunk}", 100):
@@ -125,7 +125,7 @@ def test_engines_agree_under_small_size_limits(chunk):
     assert reached["report"] >= 3, reached
 
 
-def test_engines_agree_on_sat_claims():
+def test_engines_agree_on_sat_claims() -> None:
     rng = random.Random("sat")
     reasons = collections.Counter()
     for _ in range(200):

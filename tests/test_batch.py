@@ -21,7 +21,7 @@ def line_of(request):
     return json.dumps(request)
 
 
-def run_batch(data, *args):
+def run_batch(data: bytes, *args: str) -> tuple[int, list[str], str]:
     code, out, err = cli_text("batch", *args, stdin=data)
     return code, out.splitlines(), err
 

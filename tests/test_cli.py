@@ -7,6 +7,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
+from pathlib import Path
 
 import pytest
 from _helpers import CLI, cli
@@ -216,7 +217,7 @@ def test_unusable_json_text(unusable_runs, name):
     assert (error["field"], error["path"]) == (None, "")
 
 
-def test_a_byte_order_mark_is_ignored():
+def test_a_byte_order_mark_is_ignored() -> None:
     assert_result_run(cli("check", stdin=b"\xef\xbb\xbf" + EX1), 0, OUT1)
 
 
@@ -225,7 +226,7 @@ def test_unreadable_file(tmp_path):
     assert_rejected(cli("check", str(tmp_path)), UNUSABLE)
 
 
-def test_a_directory_as_file_for_every_command(tmp_path):
+def test_a_directory_as_file_for_every_command(tmp_path: Path) -> None:
     error = assert_rejected(cli("check", str(tmp_path)), UNUSABLE)
     assert "directory" in error["message"].lower()
     cnf = tmp_path / "f.cnf"

@@ -137,7 +137,7 @@ def test_report_fields(engine):
     assert (report.work, report.engine, report.reason_deletions) == (1, engine, ())
 
 
-def test_auto_engine_names_the_engine_that_ran():
+def test_auto_engine_names_the_engine_that_ran() -> None:
     # auto is the compiled engine wherever it is built and not switched off.
     built = importlib.util.find_spec("sat_claim_check._engine_c") is not None
     switched_off = bool(os.environ.get("SAT_CLAIM_CHECK_NO_EXTENSIONS"))

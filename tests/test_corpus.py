@@ -7,6 +7,7 @@ corpus lives beside the checkout (``../shared/corpus``) or where
 """
 
 import json
+from typing import Any
 
 import pytest
 from _contract import assert_result
@@ -44,7 +45,7 @@ def test_unsat_instance(engine, instance):
 
 
 @pytest.mark.parametrize("instance", _params("sat"))
-def test_sat_instance(engine, instance):
+def test_sat_instance(engine: str, instance: dict[str, Any]) -> None:
     request = _request(instance)
     report = scc.run(request, engine=engine)
     assert_result(report.result)
@@ -55,7 +56,7 @@ def test_sat_instance(engine, instance):
     assert report.result == EXPECTED[instance["name"]]["result"]
 
 
-def test_corpus_is_complete():
+def test_corpus_is_complete() -> None:
     if CORPUS is None:
         pytest.skip(CORPUS_ABSENT)
     assert INSTANCES, "no contract-tier instance in index.json"

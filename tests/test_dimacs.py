@@ -10,6 +10,8 @@ import gzip
 import importlib
 import json
 import random
+from pathlib import Path
+from typing import Any
 
 import pytest
 from _helpers import corpus_expected, corpus_instances, observe, outcome
@@ -243,7 +245,7 @@ def test_the_limit_cases_cover_every_outcome():
 
 # -- the corpus -----------------------------------------------------------------
 
-def corpus_pairs(corpus):
+def corpus_pairs(corpus: Path) -> list[tuple[Path, dict[str, Any]]]:
     return [(corpus / name, e) for name, e in corpus_expected(corpus).items()]
 
 
@@ -300,7 +302,7 @@ def test_a_large_tier_proof_with_raised_limits(corpus):
 # -- the compiled parser against the pure one -------------------------------------
 
 @pytest.mark.compiled
-def test_compiled_parser_equals_pure_parser_on_random_text():
+def test_compiled_parser_equals_pure_parser_on_random_text() -> None:
     compiled = importlib.import_module("sat_claim_check._parse_c")
     rng = random.Random(20240607)
     pieces = ["0", "1", "-2", "3", "12", "-0", "00", "d", "c", "p", "cnf", "%", "x", "+1",

@@ -1,6 +1,8 @@
 """--explain: why a claim failed, on stderr; stdout stays the contract's result."""
 
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 from _helpers import cli_text, corpus_expected, corpus_instances
@@ -10,7 +12,7 @@ from sat_claim_check._jsontext import dumps
 PREFIX = "sat-claim-check: explain: "
 
 
-def instance(corpus, prefix):
+def instance(corpus: Path, prefix: str) -> tuple[dict[str, Any], dict[str, Any]]:
     entry = next(i for i in corpus_instances(corpus) if i["name"].startswith(prefix))
     return entry, corpus_expected(corpus)[entry["name"]]
 

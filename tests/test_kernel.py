@@ -14,6 +14,8 @@ import sys
 import threading
 from array import array
 from concurrent.futures import ThreadPoolExecutor
+from types import ModuleType
+from typing import Any
 
 import proofgen
 import pytest
@@ -74,7 +76,7 @@ def check_case(comp, flat, rng, context=None):
 # -- the two modules ------------------------------------------------------------------
 
 
-def test_the_kernel_takes_its_codes_from_one_module(comp):
+def test_the_kernel_takes_its_codes_from_one_module(comp: ModuleType) -> None:
     # Both kernels name every status through _codes; none defines its own copy.
     assert not [n for n in dir(comp) if n.startswith(("STEP_", "STATUS_"))]
     own = {n: getattr(ref, n) for n in dir(ref) if n.startswith(("STEP_", "STATUS_"))}
@@ -312,12 +314,12 @@ def garbage(draw):
     return args
 
 
-def test_garbage_never_crashes(comp):
+def test_garbage_never_crashes(comp: ModuleType) -> None:
     seen = collections.Counter()
 
     @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(args=garbage())
-    def check(args):
+    def check(args: list[Any]) -> None:
         try:
             kc = comp.Kernel(*args)
             result = kc.run()

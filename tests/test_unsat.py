@@ -181,7 +181,8 @@ def test_cap_wins_over_the_verdict(engine):
     assert_error(request, over_work(2, 0), engine, scc.Limits(max_propagation_work=2))
 
 
-def test_work_cap_exactly_at_the_initial_build(engine, monkeypatch):
+def test_work_cap_exactly_at_the_initial_build(engine: str,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
     # Attaching the clauses propagates the unit before step 0: 1 assigned (1),
     # [-1,2] visited (2), 2 implied (3), [-2,3] visited (4), 3 implied (5).
     request = unsat(3, [[1], [-1, 2], [-2, 3]], [])

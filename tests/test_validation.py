@@ -1,9 +1,12 @@
 """SPEC §1 and §2: which error, in which field, at which path; the size limits."""
 
+from __future__ import annotations
+
 import collections
 import math
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any
 
 import pytest
 from _contract import assert_error, check_result, invalid, over, result, sat, unsat
@@ -464,14 +467,16 @@ def test_a_non_string_key_makes_the_object_not_an_object(engine):
 CNF2 = {"num_vars": 2, "clauses": [[1, 2]]}
 
 
-def agreed_error(request, engine, monkeypatch, limits=None):
+def agreed_error(request: Any, engine: str, monkeypatch: pytest.MonkeyPatch,
+                 limits: scc.Limits | None = None) -> dict[str, Any]:
     """The error object all three give (see _helpers.agree)."""
     kind, *rest = agree(request, engine, monkeypatch, limits)
     assert kind == "error", rest
     return rest[1]
 
 
-def agreed_result(request, engine, monkeypatch, limits=None):
+def agreed_result(request: Any, engine: str, monkeypatch: pytest.MonkeyPatch,
+                  limits: scc.Limits | None = None) -> dict[str, Any]:
     """The result all three give (see _helpers.agree)."""
     kind, *rest = agree(request, engine, monkeypatch, limits)
     assert kind == "report", rest
