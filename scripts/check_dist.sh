@@ -154,7 +154,8 @@ with tarfile.open(sdist) as tar:
 problems = []
 
 required = [
-    "pyproject.toml", "setup.py", "README.md", "LICENSE", "pytest.ini", "PKG-INFO",
+    "pyproject.toml", "setup.py", "README.md", "CHANGELOG.md", "CONTRIBUTING.md", "LICENSE",
+    "pytest.ini", "PKG-INFO", "examples/php5-unsat.json",
     "src/sat_claim_check/_engine_c.pyx",
     "src/sat_claim_check/_engine_c.pxd",
     "src/sat_claim_check/_engine_c.pyi",
@@ -164,13 +165,13 @@ required = [
     "tests/conftest.py",
 ]
 problems += [f"missing: {name}" for name in required if name not in names]
-for folder in ("csrc/", "tests/", "docs/", "benchmarks/"):
+for folder in ("csrc/", "tests/", "docs/", "benchmarks/", "examples/"):
     if not any(n.startswith(folder) for n in names):
         problems.append(f"missing: anything under {folder}")
 
 # Every tracked file in the shipped folders is in the sdist.
 tracked = subprocess.run(
-    ["git", "-C", root, "ls-files", "src", "csrc", "tests", "docs", "benchmarks"],
+    ["git", "-C", root, "ls-files", "src", "csrc", "tests", "docs", "benchmarks", "examples"],
     check=True, capture_output=True, text=True,
 ).stdout.split()
 problems += [f"tracked file not shipped: {name}" for name in tracked if name not in names]
@@ -270,7 +271,7 @@ import sys, sat_claim_check, sat_claim_check._engine_c as c
 print(c.__file__)
 sys.exit(0 if sys.prefix in c.__file__ else "not the installed package: " + c.__file__)'
     "$venv/bin/python" -Im sat_claim_check --version | tee "$run_dir/version.txt"
-    grep -q "engine: compiled" "$run_dir/version.txt" || {
+    grep -q "(kernel: compiled, converter: compiled, scanner: compiled; " "$run_dir/version.txt" || {
         echo "--version does not report the compiled engine"; return 1; }
     SAT_CLAIM_CHECK_REQUIRE_COMPILED=1 "$venv/bin/python" -Im pytest tests -q -p no:cacheprovider
 }

@@ -6,8 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[1]
+from _helpers import CORPUS_ABSENT, corpus_dir
 
 
 def pytest_addoption(parser):
@@ -46,17 +45,12 @@ def engine(request):
     return request.param
 
 
-def corpus_dir():
-    """The shared corpus of real solver outputs, or None when it is absent."""
-    path = Path(os.environ.get("SAT_CLAIM_CHECK_CORPUS", REPO.parent / "shared" / "corpus"))
-    return path if (path / "index.json").is_file() else None
-
-
 @pytest.fixture(scope="session")
-def corpus():
+def corpus() -> Path:
+    """The shared corpus directory; the test skips when it is absent."""
     path = corpus_dir()
     if path is None:
-        pytest.skip("the shared corpus is absent (set SAT_CLAIM_CHECK_CORPUS)")
+        pytest.skip(CORPUS_ABSENT)
     return path
 
 

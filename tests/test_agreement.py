@@ -6,12 +6,13 @@ requests that validation rejects and caps on both sides of the boundary.
 The compiled validation fast path is held to the pure one the same way.
 """
 
+import collections
 import copy
 import random
-from types import SimpleNamespace
 
 import proofgen
 import pytest
+from _helpers import WALK_ONLY, outcome
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -19,15 +20,6 @@ import sat_claim_check as scc
 from sat_claim_check import _convert_py, _validate
 
 pytestmark = pytest.mark.compiled
-
-
-def outcome(request, engine, limits=None):
-    """What a caller can observe: the report's fields, or the error object."""
-    try:
-        report = scc.run(request, engine=engine, limits=limits)
-    except scc.CheckError as err:
-        return ("error", type(err).__name__, err.to_dict())
-    return ("report", report.result, report.work, report.reason_deletions)
 
 
 def assert_agree(request, limits=None):
@@ -89,9 +81,11 @@ def requests(seed, count):
 
 
 @pytest.mark.parametrize("chunk", range(6))
-def test_engines_agree_on_generated_requests(chunk):
-    for request in requests(f"agreement-{chunk}", 200):
-        assert_agree(request)
+def test_engines_agree_on_generated_requests(chunk: int) -> None:
+    kinds = collections.Counter(assert_agree(request)[0]
+                                for request in requests(f"agreement-{chunk}", 200))
+    # Most requests reach an engine; enough are rejected to test the errors too.
+    assert kinds["report"] >= 120 and kinds["error"] >= 15, kinds
 
 
 @pytest.mark.parametrize("chunk", range(3))
@@ -110,8 +104,9 @@ def test_engines_agree_at_the_cap_boundary(chunk):
 
 
 @pytest.mark.parametrize("chunk", range(2))
-def test_engines_agree_under_small_size_limits(chunk):
+def test_engines_agree_under_small_size_limits(chunk: int) -> None:
     rng = random.Random(f"limits-{chunk}")
+    reached = collections.Counter()
     for request in proofgen.cases(f"limits-{chunk}", 100):
         cnf = request["cnf"]
         proof = request["proof"]
@@ -122,19 +117,30 @@ def test_engines_agree_under_small_size_limits(chunk):
             max_total_literals=max(0, sum(map(len, cnf["clauses"])) - rng.randint(0, 1)),
             max_proof_steps=max(0, len(proof) - rng.randint(0, 1)),
             max_proof_literals=max(0, literals - rng.randint(0, 1)))
-        assert_agree(request, limits)
+        kind, *rest = assert_agree(request, limits)
+        reached[rest[1].get("limit", "other") if kind == "error" else kind] += 1
+    # Each limit is the first one exceeded somewhere, and some requests fit them all.
+    assert reached.keys() >= {"max_vars", "max_clauses", "max_total_literals",
+                              "max_proof_steps", "max_proof_literals"}, reached
+    assert reached["report"] >= 3, reached
 
 
-def test_engines_agree_on_sat_claims():
+def test_engines_agree_on_sat_claims() -> None:
     rng = random.Random("sat")
+    reasons = collections.Counter()
     for _ in range(200):
         n = rng.randint(0, 6)
         clauses = [[rng.choice((1, -1)) * rng.randint(1, n) for _ in range(rng.randint(0, 3))]
                    for _ in range(rng.randint(0, 6))] if n else [[]]
         assignment = [rng.choice((1, -1)) * rng.randint(0, n + 1)
                       for _ in range(rng.randint(0, n + 2))]
-        assert_agree({"cnf": {"num_vars": n, "clauses": clauses}, "claim": "sat",
-                      "assignment": assignment})
+        kind, *rest = assert_agree({"cnf": {"num_vars": n, "clauses": clauses},
+                                    "claim": "sat", "assignment": assignment})
+        reasons[rest[0]["reason"] if kind == "report" else "error"] += 1
+    # Every sat reason, and valid claims, among the generated ones.
+    assert reasons.keys() >= {None, "assignment_variable_out_of_range",
+                              "duplicate_assignment_literal", "conflicting_assignment",
+                              "clause_falsified", "clause_undetermined"}, reasons
 
 
 # -- hypothesis: small arbitrary requests ---------------------------------------------
@@ -169,11 +175,6 @@ def validated_or_error(request):
     return {name: getattr(v, name) for name in _validate.Validated.__slots__}
 
 
-# The converter with no fast path at all: validation is the plain Python walk.
-WALK_ONLY = SimpleNamespace(flatten=lambda *args: None, flatten_steps=lambda *args: None,
-                            mark_out_of_range=_convert_py.mark_out_of_range)
-
-
 @pytest.mark.compiled
 @pytest.mark.parametrize("converter", [_convert_py, WALK_ONLY], ids=["pure", "walk"])
 def test_fast_validation_equals_the_python_walk(monkeypatch, converter):
@@ -194,10 +195,10 @@ def test_fast_validation_equals_the_python_walk(monkeypatch, converter):
 def test_compiled_json_object_hook_equals_the_python_one(pairs):
     from sat_claim_check import _convert_c
 
-    def outcome(hook):
+    def called(hook):
         try:
             return hook(list(pairs))
         except ValueError as exc:
             return ("ValueError", str(exc))
 
-    assert outcome(_convert_c.unique_keys) == outcome(_convert_py.unique_keys)
+    assert called(_convert_c.unique_keys) == called(_convert_py.unique_keys)

@@ -1,10 +1,9 @@
 """`sat-claim-check batch`: one output line per input line, in order, and exit codes."""
 
 import json
-import subprocess
-import sys
 
 import pytest
+from _helpers import cli_text
 
 import sat_claim_check as scc
 from sat_claim_check._jsontext import dumps
@@ -22,10 +21,9 @@ def line_of(request):
     return json.dumps(request)
 
 
-def run_batch(data, *args):
-    proc = subprocess.run([sys.executable, "-m", "sat_claim_check", "batch", *args],
-                          input=data, capture_output=True, timeout=60, check=False)
-    return proc.returncode, proc.stdout.decode().splitlines(), proc.stderr.decode()
+def run_batch(data: bytes, *args: str) -> tuple[int, list[str], str]:
+    code, out, err = cli_text("batch", *args, stdin=data)
+    return code, out.splitlines(), err
 
 
 MIXED = [

@@ -7,8 +7,10 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
+from pathlib import Path
 
 import pytest
+from _helpers import CLI, cli
 
 import sat_claim_check as scc
 
@@ -30,12 +32,6 @@ OUT3 = (b'{"valid":true,"reason":null,"first_discrepancy":null,"claim":"sat",'
         + REFERENCE_VERSION + b'"}\n')
 
 UNUSABLE = b'{"error":"invalid_input","field":null,"path":"","message":'
-
-
-def cli(*args, stdin=b""):
-    env = {k: v for k, v in os.environ.items() if k != "SAT_CLAIM_CHECK_NO_EXTENSIONS"}
-    return subprocess.run([sys.executable, "-m", "sat_claim_check", *args], check=False,
-                          input=stdin, capture_output=True, env=env, timeout=120)
 
 
 def assert_result_run(out, code, expected):
@@ -201,6 +197,9 @@ UNUSABLE_TEXTS = {
     "not-an-object": b"[]",
     "a-number": b"3",
     "null": b"null",
+    "text-after-the-object": EX1 + b" garbage",
+    "repeated-key-other-value": EX1.replace(b'{"add":[]}', b'{"add":[],"add":[1]}'),
+    "utf8-encoded-surrogate": EX1.replace(b'"claim"', b'"claim":"\xed\xa0\x80","x"'),
 }
 
 
@@ -218,9 +217,26 @@ def test_unusable_json_text(unusable_runs, name):
     assert (error["field"], error["path"]) == (None, "")
 
 
+def test_a_byte_order_mark_is_ignored() -> None:
+    assert_result_run(cli("check", stdin=b"\xef\xbb\xbf" + EX1), 0, OUT1)
+
+
 def test_unreadable_file(tmp_path):
     assert_rejected(cli("check", str(tmp_path / "missing.json")), UNUSABLE)
     assert_rejected(cli("check", str(tmp_path)), UNUSABLE)
+
+
+def test_a_directory_as_file_for_every_command(tmp_path: Path) -> None:
+    error = assert_rejected(cli("check", str(tmp_path)), UNUSABLE)
+    assert "directory" in error["message"].lower()
+    cnf = tmp_path / "f.cnf"
+    cnf.write_bytes(b"p cnf 1 2\n1 0\n-1 0\n")
+    for args in (["batch", str(tmp_path)],
+                 ["request", "--cnf", str(tmp_path), "--proof", str(cnf), "--check"],
+                 ["request", "--cnf", str(cnf), "--proof", str(tmp_path), "--check"]):
+        out = cli(*args)
+        assert (out.returncode, out.stdout) == (2, b""), args
+        assert b"cannot read" in out.stderr and b"Traceback" not in out.stderr, args
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
@@ -249,7 +265,7 @@ def test_odd_keys_never_crash():
 
 def test_closed_standard_input():
     for command in ("check", "batch"):
-        out = subprocess.run(check=False, args=[sys.executable, "-m", "sat_claim_check", command],
+        out = subprocess.run(check=False, args=[*CLI, command],
                              stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
                              preexec_fn=lambda: os.close(0)) if os.name == "posix" else None
         if out is None:
@@ -303,9 +319,7 @@ def test_version_names_the_implementation_of_each_part():
     name = "compiled" if importlib.util.find_spec("sat_claim_check._engine_c") else "reference"
     parts = f"kernel: {name}, converter: {name}, scanner: {name}"
     assert out.stdout.decode().startswith(f"sat-claim-check {scc.__version__} ({parts}; ")
-    env = dict(os.environ, SAT_CLAIM_CHECK_NO_EXTENSIONS="1")
-    out = subprocess.run(check=False, args=[sys.executable, "-m", "sat_claim_check", "--version"],
-                         capture_output=True, env=env, timeout=60)
+    out = cli("--version", env={"SAT_CLAIM_CHECK_NO_EXTENSIONS": "1"})
     assert out.returncode == 0
     assert b"(kernel: reference, converter: reference, scanner: reference; " in out.stdout
 
@@ -329,7 +343,7 @@ def test_bad_arguments_are_not_tracebacks():
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 def test_a_failed_write_is_exit_2_not_a_traceback():
     with open("/dev/full", "wb") as full:
-        out = subprocess.run(check=False, args=[sys.executable, "-m", "sat_claim_check", "check"],
+        out = subprocess.run(check=False, args=[*CLI, "check"],
                              input=b'{"cnf":{"num_vars":0,"clauses":[]},"claim":"sat",'
                                    b'"assignment":[]}',
                              stdout=full, stderr=subprocess.PIPE, timeout=60)

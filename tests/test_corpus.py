@@ -7,46 +7,19 @@ corpus lives beside the checkout (``../shared/corpus``) or where
 """
 
 import json
-import os
-from pathlib import Path
+from typing import Any
 
 import pytest
 from _contract import assert_result
+from _helpers import CORPUS_ABSENT, corpus_dir, corpus_expected, corpus_instances
 
 import sat_claim_check as scc
 
-
-def _corpus():
-    default = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-    path = Path(os.environ.get("SAT_CLAIM_CHECK_CORPUS", default))
-    return path if (path / "index.json").is_file() else None
-
-
-CORPUS = _corpus()
-
-
-def _instances():
-    if CORPUS is None:
-        return []
-    index = json.loads((CORPUS / "index.json").read_text(encoding="utf-8"))
-    return [i for i in index["instances"] if i["tier"] == "contract"]
-
-
-def _expected():
-    if CORPUS is None:
-        return {}
-    rows = {}
-    with open(CORPUS / "expected.jsonl", encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                row = json.loads(line)
-                rows[row["name"]] = row
-    return rows
-
-
-INSTANCES = _instances()
-EXPECTED = _expected()
-ABSENT = pytest.mark.skip(reason="the shared corpus is absent (set SAT_CLAIM_CHECK_CORPUS)")
+CORPUS = corpus_dir()
+INSTANCES = ([] if CORPUS is None else
+             [i for i in corpus_instances(CORPUS) if i["tier"] == "contract"])
+EXPECTED = {} if CORPUS is None else corpus_expected(CORPUS)
+ABSENT = pytest.mark.skip(reason=CORPUS_ABSENT)
 
 
 def _params(claim):
@@ -72,7 +45,7 @@ def test_unsat_instance(engine, instance):
 
 
 @pytest.mark.parametrize("instance", _params("sat"))
-def test_sat_instance(engine, instance):
+def test_sat_instance(engine: str, instance: dict[str, Any]) -> None:
     request = _request(instance)
     report = scc.run(request, engine=engine)
     assert_result(report.result)
@@ -80,16 +53,14 @@ def test_sat_instance(engine, instance):
     assert report.result["claim"] == "sat"
     assert report.result["clauses_checked"] == instance["clauses"]
     assert report.work == 0
-    row = EXPECTED.get(instance["name"])
-    if row is not None:
-        assert report.result == row["result"]
+    assert report.result == EXPECTED[instance["name"]]["result"]
 
 
-def test_corpus_is_complete():
+def test_corpus_is_complete() -> None:
     if CORPUS is None:
-        pytest.skip("the shared corpus is absent (set SAT_CLAIM_CHECK_CORPUS)")
+        pytest.skip(CORPUS_ABSENT)
     assert INSTANCES, "no contract-tier instance in index.json"
     assert all(i["within_contract_limits"] for i in INSTANCES)
-    missing = [i["name"] for i in INSTANCES
-               if i["expected_claim"] == "unsat" and i["name"] not in EXPECTED]
-    assert missing == []
+    # Every instance has its expected row, sat claims too.
+    assert [i["name"] for i in INSTANCES if i["name"] not in EXPECTED] == []
+    assert {i["expected_claim"] for i in INSTANCES} == {"sat", "unsat"}

@@ -5,15 +5,19 @@ Both parsers (compiled and pure) run every parsing test through
 expected results of the contract tier.
 """
 
+import collections
 import gzip
 import importlib
 import json
 import random
+from pathlib import Path
+from typing import Any
 
 import pytest
+from _helpers import corpus_expected, corpus_instances, observe, outcome
 
 import sat_claim_check as scc
-from sat_claim_check import dimacs
+from sat_claim_check import _codes, dimacs
 from sat_claim_check._parse_py import parse_cnf as py_parse_cnf
 from sat_claim_check._parse_py import parse_drup as py_parse_drup
 from sat_claim_check.dimacs import (
@@ -197,14 +201,6 @@ def test_model_errors(model, line, message):
 
 # -- run_dimacs() against check(request_from_dimacs()) ----------------------------
 
-def outcome(fn):
-    try:
-        report = fn()
-    except scc.CheckError as err:
-        return "error", err.to_dict()
-    return "result", report.result, report.work
-
-
 LIMIT_CASES = [
     ("p cnf 5 2\n1 2 0\n-1 0\n", "2 0\n0\n", None, scc.Limits(max_vars=4)),
     ("p cnf 2 3\n1 2 0\n-1 0\n-2 0\n", "0\n", None, scc.Limits(max_clauses=2)),
@@ -227,8 +223,8 @@ LIMIT_CASES = [
 @pytest.mark.parametrize("cnf, proof, model, limits", LIMIT_CASES)
 def test_run_dimacs_equals_check_of_the_request(engine, cnf, proof, model, limits):
     request = request_from_dimacs(cnf, proof=proof, model=model)
-    expected = outcome(lambda: scc.run(request, engine=engine, limits=limits))
-    got = outcome(lambda: run_dimacs(cnf, proof=proof, model=model, engine=engine,
+    expected = outcome(request, engine, limits)
+    got = observe(lambda: run_dimacs(cnf, proof=proof, model=model, engine=engine,
                                      limits=limits))
     assert got == expected
 
@@ -249,10 +245,8 @@ def test_the_limit_cases_cover_every_outcome():
 
 # -- the corpus -----------------------------------------------------------------
 
-def corpus_pairs(corpus):
-    expected = [json.loads(line) for line in
-                (corpus / "expected.jsonl").read_text().splitlines()]
-    return [(corpus / e["name"], e) for e in expected]
+def corpus_pairs(corpus: Path) -> list[tuple[Path, dict[str, Any]]]:
+    return [(corpus / name, e) for name, e in corpus_expected(corpus).items()]
 
 
 def test_corpus_requests_equal_the_json_requests(parser, corpus, tmp_path):
@@ -293,8 +287,7 @@ def test_corpus_run_files_gives_the_expected_results(engine, corpus, tmp_path):
 
 @pytest.mark.compiled
 def test_a_large_tier_proof_with_raised_limits(corpus):
-    index = json.loads((corpus / "index.json").read_text())
-    entry = next(i for i in index["instances"] if i["name"].startswith("l003-"))
+    entry = next(i for i in corpus_instances(corpus) if i["name"].startswith("l003-"))
     report = run_files(corpus / entry["files"]["cnf"], corpus / entry["files"]["drup"],
                        engine="compiled", limits=scc.Limits.unlimited())
     strict = entry["strict"]
@@ -309,17 +302,24 @@ def test_a_large_tier_proof_with_raised_limits(corpus):
 # -- the compiled parser against the pure one -------------------------------------
 
 @pytest.mark.compiled
-def test_compiled_parser_equals_pure_parser_on_random_text():
+def test_compiled_parser_equals_pure_parser_on_random_text() -> None:
     compiled = importlib.import_module("sat_claim_check._parse_c")
     rng = random.Random(20240607)
     pieces = ["0", "1", "-2", "3", "12", "-0", "00", "d", "c", "p", "cnf", "%", "x", "+1",
               "2147483647", "-2147483648", "2147483648", " ", " ", " ", "\t", "\r",
               "\n", "\n", "\n", "1_0", "p cnf 3 4\n", "p cnf 3 2\n", "c comment\n",
               "d 1 2 0\n", "1 -3 0\n", "\x00", "\xff"]
+    cnf_codes, drup_codes = collections.Counter(), collections.Counter()
     for _ in range(3000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30))).encode("latin-1")
-        assert compiled.parse_cnf(text) == py_parse_cnf(text), text
-        assert compiled.parse_drup(text) == py_parse_drup(text), text
+        cnf, drup = py_parse_cnf(text), py_parse_drup(text)
+        assert compiled.parse_cnf(text) == cnf, text
+        assert compiled.parse_drup(text) == drup, text
+        cnf_codes[cnf[0]] += 1
+        drup_codes[drup[0]] += 1
+    # Not only the first error: many kinds of error, and proofs that parse.
+    assert len(cnf_codes) >= 6, cnf_codes
+    assert drup_codes[_codes.SCAN_OK] >= 100, drup_codes
 
 
 @pytest.mark.compiled

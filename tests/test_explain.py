@@ -1,29 +1,20 @@
 """--explain: why a claim failed, on stderr; stdout stays the contract's result."""
 
 import json
-import subprocess
-import sys
+from pathlib import Path
+from typing import Any
 
 import pytest
+from _helpers import cli_text, corpus_expected, corpus_instances
 
 from sat_claim_check._jsontext import dumps
 
 PREFIX = "sat-claim-check: explain: "
 
 
-def cli(*args):
-    proc = subprocess.run([sys.executable, "-m", "sat_claim_check", *args],
-                          capture_output=True, timeout=120, check=False)
-    return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
-
-
-def instance(corpus, prefix):
-    index = json.loads((corpus / "index.json").read_text())
-    entry = next(i for i in index["instances"] if i["name"].startswith(prefix))
-    expected = next(json.loads(line) for line in
-                    (corpus / "expected.jsonl").read_text().splitlines()
-                    if json.loads(line)["name"] == entry["name"])
-    return entry, expected
+def instance(corpus: Path, prefix: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    entry = next(i for i in corpus_instances(corpus) if i["name"].startswith(prefix))
+    return entry, corpus_expected(corpus)[entry["name"]]
 
 
 @pytest.mark.parametrize("prefix", ["c011-", "c010-"])
@@ -32,10 +23,10 @@ def test_reason_deletions_are_listed(corpus, prefix, how):
     entry, expected = instance(corpus, prefix)
     cnf, drup, req = (corpus / entry["files"][k] for k in ("cnf", "drup", "json"))
     if how == "check":
-        code, out, err = cli("check", str(req), "--explain")
+        code, out, err = cli_text("check", str(req), "--explain")
     else:
-        code, out, err = cli("request", "--cnf", str(cnf), "--proof", str(drup), "--check",
-                             "--explain")
+        code, out, err = cli_text("request", "--cnf", str(cnf), "--proof", str(drup),
+                                  "--check", "--explain")
     assert code == 1
     assert out == dumps(expected["result"]) + "\n"
 
@@ -60,7 +51,7 @@ def test_reason_deletions_are_listed(corpus, prefix, how):
 def test_no_reason_deletions_said_plainly(corpus):
     entry, _ = instance(corpus, "c005-")     # lemma_not_rup without reason deletions
     assert entry["strict"]["del_reason"] == 0
-    code, _, err = cli("check", str(corpus / entry["files"]["json"]), "--explain")
+    code, _, err = cli_text("check", str(corpus / entry["files"]["json"]), "--explain")
     assert code == 1
     assert "no earlier step deleted a reason clause" in err
     assert "drat-trim" not in err
@@ -68,7 +59,7 @@ def test_no_reason_deletions_said_plainly(corpus):
 
 def test_valid_claims_explain_nothing(corpus):
     entry, expected = instance(corpus, "c000-")
-    code, out, err = cli("check", str(corpus / entry["files"]["json"]), "--explain")
+    code, out, err = cli_text("check", str(corpus / entry["files"]["json"]), "--explain")
     assert (code, out, err) == (0, dumps(expected["result"]) + "\n", "")
 
 
@@ -88,7 +79,7 @@ def test_other_reasons(tmp_path):
     for request, phrase in cases:
         path = tmp_path / "r.json"
         path.write_text(json.dumps(request))
-        code, out, err = cli("check", str(path), "--explain")
+        code, out, err = cli_text("check", str(path), "--explain")
         assert code == 1
         assert json.loads(out)["valid"] is False
         assert phrase in err, err

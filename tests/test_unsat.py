@@ -7,6 +7,7 @@ Each trace below follows SPEC §4.3 line by line: ``w`` is the work counter,
 
 import pytest
 from _contract import assert_error, check_result, over_work, result, unsat
+from _helpers import agree
 
 import sat_claim_check as scc
 
@@ -178,6 +179,18 @@ def test_cap_wins_over_the_verdict(engine):
     # example 2 would be lemma_not_rup at step 0; with the cap at 2 it is an error
     request = unsat(2, [[1, 2]], [{"add": [1]}])
     assert_error(request, over_work(2, 0), engine, scc.Limits(max_propagation_work=2))
+
+
+def test_work_cap_exactly_at_the_initial_build(engine: str,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # Attaching the clauses propagates the unit before step 0: 1 assigned (1),
+    # [-1,2] visited (2), 2 implied (3), [-2,3] visited (4), 3 implied (5).
+    request = unsat(3, [[1], [-1, 2], [-2, 3]], [])
+    at, below = scc.Limits(max_propagation_work=5), scc.Limits(max_propagation_work=4)
+    check_result(request, engine, not_derived(0), work=5, limits=at)
+    assert_error(request, over_work(4, None), engine, below)
+    for limits in (at, below):      # the Python validation walk too
+        agree(request, engine, monkeypatch, limits)
 
 
 def test_sat_claim_does_no_work(engine):

@@ -1,11 +1,16 @@
 """SPEC §1 and §2: which error, in which field, at which path; the size limits."""
 
+from __future__ import annotations
+
+import collections
 import math
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any
 
 import pytest
 from _contract import assert_error, check_result, invalid, over, result, sat, unsat
+from _helpers import agree
 
 import sat_claim_check as scc
 
@@ -451,3 +456,158 @@ def test_a_non_string_key_makes_the_object_not_an_object(engine):
     assert_error({"cnf": {"vars": 1, 1: 0}, "claim": "sat", "assignment": []},
                  invalid("cnf", "/cnf"), engine)
     assert_error(proof_req([{LooksLikeAdd(): [1]}]), invalid("proof", "/proof/0"), engine)
+
+
+# -- both engines and the plain Python walk, on odd inputs ----------------------------
+#
+# Each test below compares the compiled engine, the reference engine and the
+# Python validation walk (the compiled conversion fast path switched off), so
+# that the fast path and the walk cannot drift apart on odd Python inputs.
+
+CNF2 = {"num_vars": 2, "clauses": [[1, 2]]}
+
+
+def agreed_error(request: Any, engine: str, monkeypatch: pytest.MonkeyPatch,
+                 limits: scc.Limits | None = None) -> dict[str, Any]:
+    """The error object all three give (see _helpers.agree)."""
+    kind, *rest = agree(request, engine, monkeypatch, limits)
+    assert kind == "error", rest
+    return rest[1]
+
+
+def agreed_result(request: Any, engine: str, monkeypatch: pytest.MonkeyPatch,
+                  limits: scc.Limits | None = None) -> dict[str, Any]:
+    """The result all three give (see _helpers.agree)."""
+    kind, *rest = agree(request, engine, monkeypatch, limits)
+    assert kind == "report", rest
+    return rest[0]
+
+
+class DictSub(dict):
+    pass
+
+
+class ListSub(list):
+    pass
+
+
+# Python types in odd places (SPEC §2, last paragraph)
+
+@pytest.mark.parametrize("request_", [
+    DictSub(cnf=CNF2, claim="sat", assignment=[1]),
+    {"cnf": {"num_vars": 2, "clauses": ListSub([[1, 2]])}, "claim": "sat", "assignment": [1]},
+    {"cnf": {"num_vars": 2, "clauses": [ListSub([1, 2])]}, "claim": "sat", "assignment": [1]},
+    {"cnf": {"num_vars": 2, "clauses": ((1, 2),)}, "claim": "sat", "assignment": (1,)},
+    {"cnf": CNF2, "claim": "sat", "assignment": ListSub([1])},
+])
+def test_subclasses_and_tuples_are_arrays_and_objects(engine, monkeypatch, request_):
+    got = agreed_result(request_, engine, monkeypatch)
+    assert got["valid"] is True and got["clauses_checked"] == 1
+
+
+@pytest.mark.parametrize("proof", [
+    ListSub([{"add": [1]}]),
+    [DictSub(add=[1])],
+    [collections.OrderedDict(add=[1])],
+    [{"add": ListSub([1])}],
+    [{"add": (1,)}],
+    ({"add": (1,)},),
+])
+def test_proof_containers(engine, monkeypatch, proof):
+    got = agreed_result({"cnf": CNF2, "claim": "unsat", "proof": proof}, engine, monkeypatch)
+    assert got["reason"] == "lemma_not_rup"
+    assert got["first_discrepancy"] == {"kind": "step", "step_index": 0, "clause": [1]}
+
+
+def test_a_tuple_proof_step_is_not_an_object(engine, monkeypatch):
+    err = agreed_error({"cnf": CNF2, "claim": "unsat", "proof": [("add", [1])]},
+                       engine, monkeypatch)
+    assert (err["error"], err["field"], err["path"]) == ("invalid_input", "proof", "/proof/0")
+
+
+@pytest.mark.parametrize("request_, field, path", [
+    ({1: 2, "cnf": CNF2}, None, ""),
+    ({"cnf": {1: 2, "num_vars": 2, "clauses": []}, "claim": "sat", "assignment": []},
+     "cnf", "/cnf"),
+    ({"cnf": CNF2, "claim": "unsat", "proof": [{1: [1]}]}, "proof", "/proof/0"),
+    ({"cnf": CNF2, "claim": "unsat", "proof": [{"add": [1]}, {("add",): [1]}]},
+     "proof", "/proof/1"),
+])
+def test_keys_that_are_not_strings(engine, monkeypatch, request_, field, path):
+    err = agreed_error(request_, engine, monkeypatch)
+    assert (err["error"], err["field"], err["path"]) == ("invalid_input", field, path)
+
+
+# Integers
+
+def test_negative_zero_and_integral_floats(engine, monkeypatch):
+    request = {"cnf": {"num_vars": 2.0, "clauses": [[2.0]]}, "claim": "sat",
+               "assignment": [2.0, -0.0]}
+    got = agreed_result(request, engine, monkeypatch)
+    assert got["reason"] == "assignment_variable_out_of_range"
+    assert got["first_discrepancy"] == {"kind": "assignment", "assignment_index": 1,
+                                        "literal": 0}
+    assert type(got["first_discrepancy"]["literal"]) is int
+
+
+@pytest.mark.parametrize("request_, field, path", [
+    ({"cnf": {"num_vars": 2, "clauses": [[1e16]]}, "claim": "sat", "assignment": []},
+     "cnf", "/cnf/clauses/0/0"),
+    ({"cnf": {"num_vars": 2, "clauses": [[-10**5000]]}, "claim": "sat", "assignment": []},
+     "cnf", "/cnf/clauses/0/0"),
+    ({"cnf": CNF2, "claim": "sat", "assignment": [2**63]}, "assignment", "/assignment/0"),
+    ({"cnf": CNF2, "claim": "sat", "assignment": [-10**30]}, "assignment", "/assignment/0"),
+    ({"cnf": CNF2, "claim": "unsat", "proof": [{"add": [2**63]}]}, "proof", "/proof/0/add/0"),
+    ({"cnf": CNF2, "claim": "unsat", "proof": [{"delete": [1e300]}]},
+     "proof", "/proof/0/delete/0"),
+    ({"cnf": {"num_vars": -10**5000, "clauses": []}, "claim": "sat", "assignment": []},
+     "cnf", "/cnf/num_vars"),
+])
+def test_huge_integers_are_out_of_range_without_overflow(engine, monkeypatch, request_,
+                                                         field, path):
+    err = agreed_error(request_, engine, monkeypatch)
+    assert (err["error"], err["field"], err["path"]) == ("invalid_input", field, path)
+
+
+@pytest.mark.parametrize("num_vars", [10**5000, 1e16, 10001.0],
+                         ids=["10**5000", "1e16", "10001.0"])
+def test_huge_num_vars_is_a_limit_with_an_exact_actual(engine, monkeypatch, num_vars):
+    err = agreed_error({"cnf": {"num_vars": num_vars, "clauses": []}, "claim": "sat",
+                       "assignment": []}, engine, monkeypatch)
+    assert err["limit"] == "max_vars" and err["path"] == "/cnf/num_vars"
+    assert type(err["actual"]) is int and err["actual"] == int(num_vars)
+
+
+def test_num_vars_zero_with_empty_clauses(engine, monkeypatch):
+    unsat_result = agreed_result({"cnf": {"num_vars": 0, "clauses": [[]]}, "claim": "unsat",
+                                 "proof": []}, engine, monkeypatch)
+    assert unsat_result["valid"] is True and unsat_result["steps_checked"] == 0
+    sat_result = agreed_result({"cnf": {"num_vars": 0, "clauses": [[]]}, "claim": "sat",
+                               "assignment": []}, engine, monkeypatch)
+    assert sat_result["reason"] == "clause_falsified"
+    assert sat_result["first_discrepancy"] == {"kind": "clause", "clause_index": 0, "clause": []}
+
+
+# Validation order
+
+def test_cnf_literal_error_comes_before_claim_error(engine, monkeypatch):
+    err = agreed_error({"cnf": {"num_vars": 1, "clauses": [[5]]}, "claim": "x"},
+                       engine, monkeypatch)
+    assert (err["field"], err["path"]) == ("cnf", "/cnf/clauses/0/0")
+
+
+@pytest.mark.parametrize("extra", [{"assignment": [1], "proof": []}, {"assignment": None},
+                                   {"assignment": []}])
+def test_unsat_with_an_assignment(engine, monkeypatch, extra):
+    err = agreed_error({"cnf": CNF2, "claim": "unsat", **extra}, engine, monkeypatch)
+    assert (err["error"], err["field"], err["path"]) == ("invalid_input", "assignment",
+                                                         "/assignment")
+
+
+def test_literal_error_before_a_later_shape_error(engine, monkeypatch):
+    err = agreed_error({"cnf": CNF2, "claim": "unsat", "proof": [{"add": ["x"]}, {}]},
+                       engine, monkeypatch)
+    assert err["path"] == "/proof/0/add/0"
+    err = agreed_error({"cnf": CNF2, "claim": "unsat", "proof": [{}, {"add": ["x"]}]},
+                       engine, monkeypatch)
+    assert err["path"] == "/proof/0"

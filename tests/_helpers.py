@@ -1,0 +1,122 @@
+"""Helpers the test files share: the command line as a subprocess, what a caller
+observes of a run, and the shared corpus.
+
+Expected values never come from here: these only run things and look things up.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+import sat_claim_check as scc
+from sat_claim_check import _convert_py, _validate
+
+REPO = Path(__file__).resolve().parents[1]
+
+# -- the command line ------------------------------------------------------------------
+
+CLI = [sys.executable, "-m", "sat_claim_check"]
+
+
+def cli(*args: str, stdin: bytes = b"", env: Mapping[str, str] | None = None,
+        cwd: Path | None = None, merge_stderr: bool = False,
+        ) -> subprocess.CompletedProcess[bytes]:
+    """``python -m sat_claim_check ARGS`` with ``stdin`` as its input, output captured.
+
+    The command runs as built: SAT_CLAIM_CHECK_NO_EXTENSIONS is removed from its
+    environment (a test of the pure build sets it through ``env``), so that
+    ``--engine compiled`` works wherever the extension is built. With
+    ``merge_stderr`` both streams go to ``stdout`` in the order written, as a
+    terminal shows them (the command flushes every line).
+    """
+    environment = {k: v for k, v in os.environ.items() if k != "SAT_CLAIM_CHECK_NO_EXTENSIONS"}
+    environment.update(env or {})
+    return subprocess.run([*CLI, *args], input=stdin, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
+                          env=environment, cwd=cwd, timeout=120, check=False)
+
+
+def cli_text(*args: str, stdin: bytes = b"", env: Mapping[str, str] | None = None,
+             cwd: Path | None = None) -> tuple[int, str, str]:
+    """``cli()`` as (exit code, standard output, standard error), decoded from UTF-8."""
+    out = cli(*args, stdin=stdin, env=env, cwd=cwd)
+    return out.returncode, out.stdout.decode(), out.stderr.decode()
+
+
+# -- what a caller observes ----------------------------------------------------------------
+
+Outcome = tuple[Any, ...]
+
+
+def observe(run: Callable[[], scc.Report]) -> Outcome:
+    """Everything a caller can observe of ``run()``: the report's fields, or the error."""
+    try:
+        report = run()
+    except scc.CheckError as err:
+        return ("error", type(err).__name__, err.to_dict())
+    return ("report", report.result, report.work, report.reason_deletions)
+
+
+def outcome(request: Any, engine: str, limits: scc.Limits | None = None) -> Outcome:
+    """``observe()`` of ``run(request, engine=engine, limits=limits)``."""
+    return observe(lambda: scc.run(request, engine=engine, limits=limits))
+
+
+# The request converter with no fast path at all: validation is the plain Python walk.
+WALK_ONLY = SimpleNamespace(flatten=lambda *args: None, flatten_steps=lambda *args: None,
+                            mark_out_of_range=_convert_py.mark_out_of_range)
+
+
+def outcome_walk(request: Any, monkeypatch: pytest.MonkeyPatch,
+                 limits: scc.Limits | None = None) -> Outcome:
+    """The reference engine's outcome with validation forced onto the Python walk."""
+    with monkeypatch.context() as patch:
+        patch.setattr(_validate, "_convert", WALK_ONLY)
+        return outcome(request, "reference", limits)
+
+
+def agree(request: Any, engine: str, monkeypatch: pytest.MonkeyPatch,
+          limits: scc.Limits | None = None) -> Outcome:
+    """The outcome, once ``engine`` and the Python walk are shown to give the reference's."""
+    reference = outcome(request, "reference", limits)
+    assert outcome(request, engine, limits) == reference
+    assert outcome_walk(request, monkeypatch, limits) == reference
+    return reference
+
+
+# -- the shared corpus ---------------------------------------------------------------------
+
+CORPUS_ABSENT = "the shared corpus is absent (set SAT_CLAIM_CHECK_CORPUS)"
+
+
+def corpus_dir() -> Path | None:
+    """The shared corpus of real solver outputs, or None when it is absent.
+
+    SAT_CLAIM_CHECK_CORPUS names it; by default it is ``shared/corpus`` beside
+    the checkout.
+    """
+    path = Path(os.environ.get("SAT_CLAIM_CHECK_CORPUS", REPO.parent / "shared" / "corpus"))
+    return path if (path / "index.json").is_file() else None
+
+
+def corpus_instances(corpus: Path) -> list[dict[str, Any]]:
+    """The instances of ``index.json``, in its order."""
+    index = json.loads((corpus / "index.json").read_text(encoding="utf-8"))
+    instances: list[dict[str, Any]] = index["instances"]
+    return instances
+
+
+def corpus_expected(corpus: Path) -> dict[str, dict[str, Any]]:
+    """The rows of ``expected.jsonl`` by instance name, in file order."""
+    with open(corpus / "expected.jsonl", encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    return {row["name"]: row for row in rows}
