@@ -1,5 +1,9 @@
 """The errors of SPEC §1: a rejected request is an exception, never a result."""
 
+from __future__ import annotations
+
+from typing import Any
+
 __all__ = ["CheckError", "InvalidInput", "LimitExceeded"]
 
 
@@ -7,19 +11,44 @@ class CheckError(ValueError):
     """A request that was rejected before its claim was checked.
 
     ``to_dict()`` gives the error object of SPEC §1, keys in contract order.
+    Errors pickle (the workers of ``batch --jobs N`` send them back) and two
+    errors are equal when their class and every attribute are.
     """
 
     error = "check_error"
 
-    def __init__(self, field, path, message):
+    def __init__(self, field: str | None, path: str, message: str) -> None:
         super().__init__(message)
         self.field = field
         self.path = path
         self.message = message
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return {"error": self.error, "field": self.field, "path": self.path,
                 "message": self.message}
+
+    def _arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The positional and keyword arguments that build an equal error."""
+        return (self.field, self.path, self.message), {}
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The default (cls, self.args) would call cls(message) and fail.
+        args, kwargs = self._arguments()
+        return _rebuild, (type(self), args, kwargs), self.__dict__
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CheckError) or type(other) is not type(self):
+            return NotImplemented
+        return self._arguments() == other._arguments()
+
+    def __hash__(self) -> int:
+        args, kwargs = self._arguments()
+        return hash((type(self), args, tuple(sorted(kwargs.items()))))
+
+
+def _rebuild(cls: type[CheckError], args: tuple[Any, ...],
+             kwargs: dict[str, Any]) -> CheckError:
+    return cls(*args, **kwargs)
 
 
 class InvalidInput(CheckError):
@@ -37,20 +66,25 @@ class LimitExceeded(CheckError):
 
     error = "limit_exceeded"
 
-    def __init__(self, field, path, message, *, limit, max, actual=None,
-                 step_index=None):
+    def __init__(self, field: str | None, path: str, message: str, *, limit: str, max: int,
+                 actual: int | None = None, step_index: int | None = None) -> None:
         super().__init__(field, path, message)
         self.limit = limit
         self.max = max
         self.actual = actual
         self.step_index = step_index
 
-    def to_dict(self):
-        out = {"error": self.error, "field": self.field, "path": self.path,
-               "limit": self.limit, "max": self.max}
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"error": self.error, "field": self.field, "path": self.path,
+                               "limit": self.limit, "max": self.max}
         if self.limit == "max_propagation_work":
             out["step_index"] = self.step_index
         else:
             out["actual"] = self.actual
         out["message"] = self.message
         return out
+
+    def _arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return (self.field, self.path, self.message), {
+            "limit": self.limit, "max": self.max, "actual": self.actual,
+            "step_index": self.step_index}
