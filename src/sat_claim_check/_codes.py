@@ -10,9 +10,11 @@ engines, both converters, both scanners and the tests import them from here.
 from __future__ import annotations
 
 __all__ = [
+    "EXIT_BROKEN_PIPE",
     "EXIT_INTERRUPTED",
     "EXIT_NOT_VALID",
     "EXIT_REJECTED",
+    "EXIT_TERMINATED",
     "EXIT_VALID",
     "SCAN_ERR_BAD_HEADER",
     "SCAN_ERR_CLAUSE_COUNT",
@@ -71,8 +73,11 @@ SCAN_ERR_SECOND_HEADER = 6    # a second "p" line
 SCAN_ERR_UNTERMINATED = 7     # the text ends inside a step
 SCAN_ERR_CLAUSE_COUNT = 8     # the number of clauses differs from the header
 
-# Exit codes of the command line.
+# Exit codes of the command line; the last three are 128 + the signal number,
+# what a shell reports for a process that signal killed.
 EXIT_VALID = 0
 EXIT_NOT_VALID = 1
 EXIT_REJECTED = 2
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED = 130      # SIGINT (Ctrl-C)
+EXIT_BROKEN_PIPE = 141      # SIGPIPE: the reader of standard output went away
+EXIT_TERMINATED = 143       # SIGTERM

@@ -10,18 +10,28 @@ in ``_batch`` and ``--explain`` words its lines in ``_explain``.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
 from importlib import resources
 from typing import IO, TYPE_CHECKING, Any, cast
 
 from . import __version__
-from ._batch import Progress, run_batch
+from ._batch import FAILED, Progress, available_cpus, default_worker_memory, run_batch
 from ._check import run
-from ._codes import EXIT_INTERRUPTED, EXIT_NOT_VALID, EXIT_REJECTED, EXIT_VALID
+from ._codes import (
+    EXIT_BROKEN_PIPE,
+    EXIT_INTERRUPTED,
+    EXIT_NOT_VALID,
+    EXIT_REJECTED,
+    EXIT_TERMINATED,
+    EXIT_VALID,
+)
 from ._engine import ENGINES, implementations, resolve
 from ._explain import explain_lines
 from ._jsontext import dumps, loads
@@ -44,19 +54,26 @@ that point, every delete finds its clause, and the empty clause is in the CNF
 or derived. The result is one JSON line naming the first discrepancy.
 Schemas: `sat-claim-check schema input|output`."""
 
-EPILOG = """\
+OUTPUT_FAULTS = """\
+Standard output closed or unwritable (a full disk): a line on stderr, exit 2.
+Standard output a pipe nobody reads any more (`... | head -1`): exit 141,
+silently, as for a program that SIGPIPE killed. Ctrl-C: exit 130."""
+
+EPILOG = f"""\
 exit status: 0 the claim is valid, 1 it is not, 2 the request was rejected (the
 error object is written on stdout, a human line on stderr) or the command could
 not run (a usage error, or --engine compiled where it is not built: a line on
 stderr only), 130 interrupted (Ctrl-C: a line on stderr naming the proof step
-reached, nothing on stdout)."""
+reached, nothing on stdout).
+{OUTPUT_FAULTS}"""
 
-REQUEST_EPILOG = """\
+REQUEST_EPILOG = f"""\
 exit status: without --check, 0 when the request was written; with --check, as
 for `check` (0 valid, 1 not valid, 2 rejected: the error object is written to
 OUT). Malformed DIMACS, DRUP or model text, or an unreadable file: a line on
 stderr, nothing written, exit 2. Interrupted (Ctrl-C): a line on stderr,
-nothing written, exit 130."""
+nothing written, exit 130.
+{OUTPUT_FAULTS}"""
 
 
 REQUEST_DESCRIPTION = """\
@@ -71,21 +88,47 @@ Check JSON Lines: every input line is one request (as for `check`) and gives
 exactly one output line, in input order: the result, or the error object with
 one more key, "line" (the 1-based input line). A line that is blank or not a
 request is rejected like any other malformed request; no line is ever
-dropped, and a bad line never stops the batch. A summary goes to stderr."""
+dropped, and a bad line never stops the batch. A line whose check cannot
+finish gets {"error": "check_failed", "field": null, "path": "", "message":
+..., "line": N}: its check ran out of memory (see --worker-memory), or the
+worker process checking it died twice (killed, or out of memory). A summary
+goes to stderr."""
 
 BATCH_EPILOG = """\
 exit status: 0 every claim was valid, 1 some claim was not valid (and no line
-was rejected), 2 some line was rejected, 130 interrupted (Ctrl-C)."""
+was rejected or failed), 2 some line was rejected or failed, the input could
+not be read to its end (every line read before has its output line), or
+standard output could not be written (a line on stderr). 130 on SIGINT
+(Ctrl-C) and 143 on SIGTERM: the lines already checked are written, in order,
+then the batch stops; a second signal does not wait for a blocked write. 141,
+silently, when standard output is a pipe nobody reads any more. No worker
+process outlives the batch."""
 
 
 def jobs_count(text: str) -> int:
+    """--jobs N: N >= 0 (0, one per CPU, is worked out by batch_jobs)."""
     try:
         number = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
     if number < 0:
         raise argparse.ArgumentTypeError("--jobs must be >= 0")
-    return number or os.cpu_count() or 1
+    return number
+
+
+MIN_WORKER_MEMORY = 64      # MiB: below that a worker cannot even take its lines
+
+
+def worker_memory(text: str) -> int:
+    """--worker-memory MiB: 0 (no limit) or at least MIN_WORKER_MEMORY."""
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if number != 0 and not MIN_WORKER_MEMORY <= number <= 2**40:
+        raise argparse.ArgumentTypeError(
+            f"--worker-memory must be 0 (no limit) or at least {MIN_WORKER_MEMORY} (MiB)")
+    return number
 
 
 def version_line() -> str:
@@ -179,7 +222,15 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("file", nargs="?", default="-", metavar="FILE",
                        help="JSON Lines; - or nothing reads standard input")
     batch.add_argument("--jobs", "-j", type=jobs_count, default=1, metavar="N",
-                       help="worker processes (default 1; 0 means one per CPU)")
+                       help="worker processes (default 1: check in this process; 0 means "
+                            "one per CPU; more than the CPUs this process may use is "
+                            "lowered to that number, with a note on stderr)")
+    batch.add_argument("--worker-memory", type=worker_memory, default=None, metavar="MiB",
+                       help="the address space each worker process may use (Linux; "
+                            "default: the physical memory divided by N + 1; 0: no limit). "
+                            "A line whose check needs more gets a check_failed error "
+                            "object instead of exhausting the machine's memory; --jobs 1 "
+                            "runs without it")
     add_engine_options(batch)
     batch.set_defaults(handler=command_batch)
 
@@ -191,18 +242,66 @@ def build_parser() -> argparse.ArgumentParser:
 
 # -- writing -------------------------------------------------------------------
 
-def write_line(text: str, stream: IO[str] | None = None) -> None:
-    stream = stream or sys.stdout
-    stream.write(text + "\n")
-    stream.flush()
+class WriteError(Exception):
+    """Standard output could not be written: a write error, never a read error."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+def stdout_closed() -> OSError:
+    return OSError(errno.EBADF, "it is closed")
+
+
+def write_line(text: str) -> None:
+    """One line on standard output, flushed; WriteError when that fails."""
+    if sys.stdout is None:      # the process was started with it closed
+        raise WriteError(stdout_closed())
+    try:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    except OSError as exc:
+        raise WriteError(exc) from None
+
+
+def write_failed(error: OSError) -> int:
+    """Report a failed write on standard output; the exit status."""
+    # Python flushes stdout again at exit: that must not fail (and print) too.
+    to_devnull(sys.stdout)
+    if isinstance(error, BrokenPipeError):
+        return EXIT_BROKEN_PIPE     # the reader went away: it needs no message
+    say(f"cannot write standard output: {error.strerror or error}")
+    return EXIT_REJECTED
+
+
+def to_devnull(stream: Any) -> None:
+    """Point a standard stream's descriptor at the null device (what Python's
+    documentation advises after a broken pipe)."""
+    if stream is None:
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):   # no descriptor (an in-memory stream)
+        pass
 
 
 def say(text: str) -> None:
-    """One human line on stderr; never fails on an odd character."""
-    data = f"sat-claim-check: {text}\n".encode("utf-8", "backslashreplace")
-    sys.stderr.buffer.write(data) if hasattr(sys.stderr, "buffer") else sys.stderr.write(
-        data.decode("utf-8"))
-    sys.stderr.flush()
+    """One human line on stderr; never fails (an odd character, stderr closed or full)."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    data = f"sat-claim-check: {text}\n"
+    try:
+        if hasattr(stream, "buffer"):
+            stream.buffer.write(data.encode("utf-8", "backslashreplace"))
+        else:
+            stream.write(data)
+        stream.flush()
+    except (OSError, ValueError):
+        to_devnull(stream)
 
 
 def describe_error(err: CheckError) -> str:
@@ -295,7 +394,10 @@ def command_request(args: argparse.Namespace) -> int:
         say(str(err))
         return EXIT_REJECTED
     except OSError as exc:
-        say(f"cannot read {exc.filename!r}: {exc.strerror or exc}")
+        # A read error (not an open error) does not carry the file name.
+        files = [args.cnf, args.proof or args.model]
+        name = repr(exc.filename) if exc.filename else " or ".join(map(repr, files))
+        say(f"cannot read {name}: {exc.strerror or exc}")
         return EXIT_REJECTED
     except CheckError as err:
         out: Mapping[str, Any] = err.to_dict()
@@ -329,13 +431,32 @@ def write_output(name: str, text: str, code: int) -> int:
 
 # -- batch ---------------------------------------------------------------------
 
+def batch_jobs(requested: int) -> int:
+    """--jobs: 0 is one per CPU; more than the CPUs available is lowered, with a note."""
+    cpus = available_cpus()
+    if requested == 0:
+        return cpus
+    if requested > cpus:
+        say(f"--jobs {requested} lowered to {cpus}, the number of CPUs this process may use")
+        return cpus
+    return requested
+
+
 def command_batch(args: argparse.Namespace) -> int:
     limits = limits_from(args)
     resolve(args.engine)        # an unavailable engine fails before any line
+    if sys.stdout is None:      # nothing could be written: check nothing
+        raise WriteError(stdout_closed())
+    jobs = batch_jobs(args.jobs)
+    if args.worker_memory is None:
+        memory = default_worker_memory(jobs)
+    else:
+        memory = args.worker_memory << 20 or None
+    source = "standard input" if args.file == "-" else repr(args.file)
     try:
         stream = standard_input() if args.file == "-" else open(args.file, "rb")  # noqa: SIM115
     except OSError as exc:
-        say(f"cannot read {args.file!r}: {exc.strerror or exc}")
+        say(f"cannot read {source}: {exc.strerror or exc}")
         return EXIT_REJECTED
     try:
         size = 0 if args.file == "-" else os.fstat(stream.fileno()).st_size
@@ -344,21 +465,30 @@ def command_batch(args: argparse.Namespace) -> int:
     progress = Progress(stream, size)
     start = time.perf_counter()
     try:
-        counts = run_batch(stream, sys.stdout, engine=args.engine, limits=limits,
-                           jobs=args.jobs, progress=progress)
-    except OSError as exc:      # a read error in the middle of the input
-        progress.close()
-        say(f"cannot read {args.file!r}: {exc}")
-        return EXIT_REJECTED
+        outcome = run_batch(stream, sys.stdout, engine=args.engine, limits=limits,
+                            jobs=jobs, progress=progress, worker_memory=memory)
     finally:
+        progress.close()
         if args.file != "-":
             stream.close()
-    progress.close()
-    say(f"batch: {sum(counts)} lines: {counts[0]} valid, {counts[1]} not valid, "
-        f"{counts[2]} rejected ({time.perf_counter() - start:.2f} s)")
-    if counts[2]:
+    if outcome.write_error is not None:
+        return write_failed(outcome.write_error)
+    counts = outcome.counts
+    summary = (f"{sum(counts)} lines: {counts[0]} valid, {counts[1]} not valid, "
+               f"{counts[2]} rejected")
+    if counts[FAILED]:
+        summary += f", {counts[FAILED]} failed"
+    summary += f" ({time.perf_counter() - start:.2f} s)"
+    if outcome.read_error is not None:
+        error = outcome.read_error
+        say(f"cannot read {source}: {error.strerror or error}")
+    if outcome.signal is not None:
+        say(f"batch: stopped by {signal.Signals(outcome.signal).name} after {summary}")
+        return EXIT_INTERRUPTED if outcome.signal == signal.SIGINT else EXIT_TERMINATED
+    say(f"batch: {summary}")
+    if outcome.read_error is not None or counts[EXIT_REJECTED] or counts[FAILED]:
         return EXIT_REJECTED
-    return EXIT_NOT_VALID if counts[1] else EXIT_VALID
+    return EXIT_NOT_VALID if counts[EXIT_NOT_VALID] else EXIT_VALID
 
 
 def command_schema(args: argparse.Namespace) -> int:
@@ -368,25 +498,49 @@ def command_schema(args: argparse.Namespace) -> int:
     return EXIT_VALID
 
 
+def reserve_standard_descriptors() -> None:
+    """Open the null device on descriptor 0, 1 or 2 when the process was started
+    with it closed, so that no file or pipe opened later takes that number and
+    gets what is meant for standard input, output or error.  sys.stdin, stdout
+    or stderr stays None: the commands see it is closed."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            with suppress(OSError):
+                os.open(os.devnull, os.O_RDWR)     # the lowest free number: fd
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line on ``argv`` (default: sys.argv[1:]); return the exit code."""
+    reserve_standard_descriptors()
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit:
+        # --help and --version have written on stdout; a failed write is an error.
+        try:
+            if sys.stdout is not None:
+                sys.stdout.flush()
+        except OSError as exc:
+            return write_failed(exc)
+        raise
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_REJECTED
+    handler: Callable[[argparse.Namespace], int] = args.handler
     try:
-        return cast(int, args.handler(args))
+        return handler(args)
+    except WriteError as err:
+        return write_failed(err.error)
     except ImportError as exc:      # --engine compiled where it is not built
         say(str(exc))
         return EXIT_REJECTED
     except KeyboardInterrupt:
         say("interrupted")
         return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        return EXIT_REJECTED
-    except OSError as exc:          # writing the output failed (a full disk...)
-        say(f"cannot write the output: {exc}")
+    except MemoryError:
+        say("out of memory")
         return EXIT_REJECTED
 
 

@@ -19,6 +19,8 @@ class CheckError(ValueError):
     ``message`` words for people.  ``to_dict()`` returns the error object that
     the command line writes (docs/semantics.md, "Requests, results and
     errors").
+    Errors pickle (the workers of ``batch --jobs N`` send them back) and two
+    errors are equal when their class and every attribute are.
     """
 
     error = "check_error"
@@ -33,6 +35,29 @@ class CheckError(ValueError):
         """Return the error object: a new dict with the keys in contract order."""
         return {"error": self.error, "field": self.field, "path": self.path,
                 "message": self.message}
+
+    def _arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The positional and keyword arguments that build an equal error."""
+        return (self.field, self.path, self.message), {}
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The default (cls, self.args) would call cls(message) and fail.
+        args, kwargs = self._arguments()
+        return _rebuild, (type(self), args, kwargs), self.__dict__
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CheckError) or type(other) is not type(self):
+            return NotImplemented
+        return self._arguments() == other._arguments()
+
+    def __hash__(self) -> int:
+        args, kwargs = self._arguments()
+        return hash((type(self), args, tuple(sorted(kwargs.items()))))
+
+
+def _rebuild(cls: type[CheckError], args: tuple[Any, ...],
+             kwargs: dict[str, Any]) -> CheckError:
+    return cls(*args, **kwargs)
 
 
 class InvalidInput(CheckError):
@@ -67,11 +92,16 @@ class LimitExceeded(CheckError):
 
     def to_dict(self) -> dict[str, Any]:
         """Return the error object, with ``actual`` or (for the work limit) ``step_index``."""
-        out = {"error": self.error, "field": self.field, "path": self.path,
-               "limit": self.limit, "max": self.max}
+        out: dict[str, Any] = {"error": self.error, "field": self.field, "path": self.path,
+                               "limit": self.limit, "max": self.max}
         if self.limit == "max_propagation_work":
             out["step_index"] = self.step_index
         else:
             out["actual"] = self.actual
         out["message"] = self.message
         return out
+
+    def _arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return (self.field, self.path, self.message), {
+            "limit": self.limit, "max": self.max, "actual": self.actual,
+            "step_index": self.step_index}
