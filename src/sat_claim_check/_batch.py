@@ -5,21 +5,28 @@ processes, with a bounded number of chunks in flight so memory stays bounded
 whatever the input size.
 """
 
+from __future__ import annotations
+
 import sys
 import time
 from collections import deque
+from collections.abc import Iterable, Iterator
+from typing import BinaryIO, TextIO
 
 from ._check import run
 from ._codes import EXIT_NOT_VALID, EXIT_REJECTED, EXIT_VALID
 from ._jsontext import dumps, loads
 from .errors import CheckError, InvalidInput
+from .limits import Limits
 
 __all__ = ["CHUNK_LINES", "Progress", "check_lines", "run_batch"]
 
 CHUNK_LINES = 32        # lines per task sent to a worker
+_SKIP_CHUNK = 1 << 20   # bytes read at a time while skipping a line that is too long
 
 
-def check_lines(engine, limits, lines):
+def check_lines(engine: str, limits: Limits, lines: Iterable[tuple[int, bytes | str]],
+                ) -> list[tuple[int, str]]:
     """Check numbered JSON lines; [(exit code, output text)], in order.
 
     Runs in the worker processes of ``batch --jobs N`` (module level, so it
@@ -28,6 +35,8 @@ def check_lines(engine, limits, lines):
     out = []
     for number, line in lines:
         try:
+            if isinstance(line, str):       # numbered_lines' reason for refusing the line
+                raise InvalidInput(None, "", line)
             if not line.strip():
                 raise InvalidInput(None, "", "blank line: every line must hold one "
                                    "JSON request")
@@ -41,10 +50,42 @@ def check_lines(engine, limits, lines):
     return out
 
 
-def numbered_lines(stream):
-    """(1-based number, bytes) per line; a final newline ends the last line."""
-    for number, line in enumerate(stream, 1):
-        yield number, line[:-1] if line.endswith(b"\n") else line
+def numbered_lines(stream: BinaryIO, max_bytes: int | None = None,
+                   ) -> Iterator[tuple[int, bytes | str]]:
+    """(1-based number, bytes) per line; a final newline ends the last line.
+
+    A line longer than ``max_bytes`` is never held whole: its number comes
+    with the reason (a str) instead, and the rest of it is skipped in chunks,
+    up to ``skip_bytes(max_bytes)``; a line with no end by then (an endless
+    stream) ends the input there.
+    """
+    number = 0
+    while True:
+        line = stream.readline() if max_bytes is None else stream.readline(max_bytes + 1)
+        if not line:
+            return
+        number += 1
+        if line.endswith(b"\n"):
+            yield number, line[:-1]
+            continue
+        if max_bytes is None or len(line) <= max_bytes:
+            yield number, line          # the last line, with no newline
+            continue
+        reason = (f"the line is longer than {max_bytes} bytes, the most read at these "
+                  "limits (raise the limits, or --max-input-bytes)")
+        most, skipped = skip_bytes(max_bytes), len(line)
+        while line and not line.endswith(b"\n"):
+            if skipped > most:
+                yield number, f"{reason}; it has no end within {most} bytes: the input stops here"
+                return
+            line = stream.readline(_SKIP_CHUNK)
+            skipped += len(line)
+        yield number, reason
+
+
+def skip_bytes(max_bytes: int) -> int:
+    """How far a line over the cap is skipped before the input is given up."""
+    return max(16 * max_bytes, 64 << 20)
 
 
 def chunks(items, size):
@@ -98,14 +139,15 @@ class Progress:
             sys.stderr.flush()
 
 
-def run_batch(stream, out, *, engine, limits, jobs, progress):
+def run_batch(stream: BinaryIO, out: TextIO, *, engine: str, limits: Limits, jobs: int,
+              progress: Progress, max_line_bytes: int | None = None) -> list[int]:
     """Check every line of ``stream`` (binary), writing one line each to ``out``.
 
     Returns the counts [valid, not valid, rejected].  OSError from reading
-    the input propagates.
+    the input propagates.  A line over ``max_line_bytes`` is rejected unread.
     """
     counts = [0, 0, 0]
-    work = chunks(numbered_lines(stream), CHUNK_LINES)
+    work = chunks(numbered_lines(stream, max_line_bytes), CHUNK_LINES)
     if jobs == 1:
         _write(out, (check_lines(engine, limits, chunk) for chunk in work), counts, progress)
         return counts

@@ -4,14 +4,17 @@ The commands ``check``, ``request`` and ``schema`` live here; ``batch`` runs
 in ``_batch`` and ``--explain`` words its lines in ``_explain``.
 """
 
+from __future__ import annotations
+
 import argparse
 import json
 import os
 import sys
+import textwrap
 import time
 from importlib import resources
 
-from . import __version__
+from . import __version__, _bounds
 from ._batch import Progress, run_batch
 from ._check import run
 from ._codes import EXIT_INTERRUPTED, EXIT_NOT_VALID, EXIT_REJECTED, EXIT_VALID
@@ -34,17 +37,44 @@ that point, every delete finds its clause, and the empty clause is in the CNF
 or derived. The result is one JSON line naming the first discrepancy.
 Schemas: `sat-claim-check schema input|output`."""
 
+def _paragraph(text: str) -> str:
+    """Text (with numbers filled in) as one paragraph of lines for --help."""
+    return textwrap.fill(" ".join(text.split()), 79)
+
+
+_CONTRACT = Limits()
+
 EPILOG = """\
 exit status: 0 the claim is valid, 1 it is not, 2 the request was rejected (the
 error object is written on stdout, a human line on stderr) or the command could
 not run (a usage error, or --engine compiled where it is not built: a line on
-stderr only)."""
+stderr only).
+
+""" + _paragraph(f"""
+input size: a request longer than --max-input-bytes is rejected (invalid_input,
+field null) without reading past the cap. The default cap is
+{_bounds.BYTES_PER_ITEM} bytes for every literal, clause and step the limits
+allow, plus 1 MiB: {_bounds.request_bytes(_CONTRACT):,} bytes at the contract's
+limits.""")
 
 REQUEST_EPILOG = """\
 exit status: without --check, 0 when the request was written; with --check, as
 for `check` (0 valid, 1 not valid, 2 rejected: the error object is written to
 OUT). Malformed DIMACS, DRUP or model text, or an unreadable file: a line on
-stderr, nothing written, exit 2."""
+stderr, nothing written, exit 2.
+
+""" + _paragraph(f"""
+reading: files are read in chunks (gzip decompressed as it is read) and reading
+stops at the first limit passed, with or without --check: that limit is the
+error (without --check, a line on stderr), its "actual" the count where reading
+stopped (the limit + 1; for max_vars and max_clauses, the header's numbers), and
+the text after that point is not read. A file that passes no limit but is longer
+than its cap is refused as malformed. The default caps (after decompression)
+are {_bounds.BYTES_PER_ITEM} bytes for every literal and clause or step the
+limits allow, plus 1 MiB: at the contract's limits
+{_bounds.cnf_bytes(_CONTRACT):,} bytes for the CNF,
+{_bounds.proof_bytes(_CONTRACT):,} for a proof, {_bounds.model_bytes(_CONTRACT):,}
+for a model; --max-input-bytes sets one cap for each file.""")
 
 
 REQUEST_DESCRIPTION = """\
@@ -63,7 +93,13 @@ dropped, and a bad line never stops the batch. A summary goes to stderr."""
 
 BATCH_EPILOG = """\
 exit status: 0 every claim was valid, 1 some claim was not valid (and no line
-was rejected), 2 some line was rejected."""
+was rejected), 2 some line was rejected.
+
+""" + _paragraph("""
+line size: a line longer than --max-input-bytes (default: the cap of `check`,
+which follows the limits) is rejected as that line's error object without being
+held in memory, and the batch goes on with the next line; a line with no end
+within 16 times the cap (at least 64 MiB) ends the input there.""")
 
 
 def jobs_count(text):
@@ -96,8 +132,9 @@ def limit_assignment(text):
     return name, number
 
 
-def add_engine_options(parser):
-    """--engine, --limit, --unlimited: shared by every command that checks."""
+def add_engine_options(parser: argparse.ArgumentParser) -> None:
+    """--engine, --limit, --unlimited, --max-input-bytes: shared by every command
+    that reads a request."""
     parser.add_argument("--engine", choices=ENGINES, default="auto",
                         help="which engine checks unsat proofs (default: auto, the "
                              "compiled one when it is installed)")
@@ -107,12 +144,34 @@ def add_engine_options(parser):
                              f"(names: {', '.join(CEILINGS)})")
     parser.add_argument("--unlimited", action="store_true",
                         help="set every limit to the largest value the engines support")
+    parser.add_argument("--max-input-bytes", type=byte_count, default=None, metavar="N",
+                        help="read no input past N bytes (a request, a batch line, or each "
+                             "file after decompression); the default follows the limits, "
+                             "see below")
 
 
-def limits_from(args):
+def byte_count(text: str) -> int:
+    """--max-input-bytes N"""
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError("--max-input-bytes must be >= 0")
+    return number
+
+
+def limits_from(args: argparse.Namespace) -> Limits:
     values = dict(CEILINGS) if args.unlimited else Limits().as_dict()
     values.update(args.limit)
     return Limits(**values)
+
+
+def request_cap(args: argparse.Namespace, limits: Limits) -> int:
+    """The most bytes one JSON request may take: --max-input-bytes, or what the limits allow."""
+    if args.max_input_bytes is not None:
+        return args.max_input_bytes
+    return _bounds.request_bytes(limits)
 
 
 def build_parser():
@@ -211,22 +270,30 @@ def standard_input():
     return sys.stdin.buffer
 
 
-def read_input(name):
-    """The bytes of FILE, or of standard input for '-'; InvalidInput if unreadable."""
+def read_input(name: str, max_bytes: int) -> bytes:
+    """The bytes of FILE, or of standard input for '-', read no further than
+    max_bytes + 1; InvalidInput if unreadable or longer than max_bytes."""
+    source = "standard input" if name == "-" else repr(name)
     try:
         if name == "-":
-            return standard_input().read()
-        with open(name, "rb") as f:
-            return f.read()
+            data = _bounds.read_at_most(standard_input(), max_bytes)
+        else:
+            with open(name, "rb") as f:
+                data = _bounds.read_at_most(f, max_bytes)
     except (OSError, ValueError) as exc:
-        source = "standard input" if name == "-" else repr(name)
         raise InvalidInput(None, "", f"cannot read {source}: {exc}") from None
+    if len(data) > max_bytes:
+        raise InvalidInput(None, "", f"the request in {source} is longer than {max_bytes} "
+                           "bytes, the most read at these limits (raise the limits, or "
+                           "--max-input-bytes)")
+    return data
 
 
-def command_check(args):
+def command_check(args: argparse.Namespace) -> int:
+    limits = limits_from(args)
     try:
-        request = loads(read_input(args.file))
-        report = run(request, engine=args.engine, limits=limits_from(args))
+        request = loads(read_input(args.file, request_cap(args, limits)))
+        report = run(request, engine=args.engine, limits=limits)
     except CheckError as err:
         write_line(dumps(err.to_dict(), args.pretty))
         say(describe_error(err))
@@ -238,13 +305,15 @@ def command_check(args):
     return exit_code(report.result)
 
 
-def command_request(args):
+def command_request(args: argparse.Namespace) -> int:
+    limits = limits_from(args)
     try:
         if args.check:
-            parsed = parse_files(args.cnf, args.proof, args.model)
-            report = run_parsed(parsed, args.engine, limits_from(args))
+            parsed = parse_files(args.cnf, args.proof, args.model, limits, args.max_input_bytes)
+            report = run_parsed(parsed, args.engine, limits)
         else:
-            text = dumps(request_from_files(args.cnf, args.proof, args.model))
+            text = dumps(request_from_files(args.cnf, args.proof, args.model, limits=limits,
+                                            max_bytes=args.max_input_bytes))
     except DimacsError as err:
         say(str(err))
         return EXIT_REJECTED
@@ -252,6 +321,9 @@ def command_request(args):
         say(f"cannot read {exc.filename!r}: {exc.strerror or exc}")
         return EXIT_REJECTED
     except CheckError as err:
+        if not args.check:      # reading stopped at a limit: no request to write
+            say(describe_error(err))
+            return EXIT_REJECTED
         out = err.to_dict()
         code = EXIT_REJECTED
         say(describe_error(err))
@@ -283,7 +355,7 @@ def write_output(name, text, code):
 
 # -- batch ---------------------------------------------------------------------
 
-def command_batch(args):
+def command_batch(args: argparse.Namespace) -> int:
     limits = limits_from(args)
     resolve(args.engine)        # an unavailable engine fails before any line
     try:
@@ -299,7 +371,8 @@ def command_batch(args):
     start = time.perf_counter()
     try:
         counts = run_batch(stream, sys.stdout, engine=args.engine, limits=limits,
-                           jobs=args.jobs, progress=progress)
+                           jobs=args.jobs, progress=progress,
+                           max_line_bytes=request_cap(args, limits))
     except OSError as exc:      # a read error in the middle of the input
         progress.close()
         say(f"cannot read {args.file!r}: {exc}")
