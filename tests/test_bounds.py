@@ -12,6 +12,7 @@ import importlib
 import io
 import json
 import os
+import pickle
 import random
 import resource
 import subprocess
@@ -19,6 +20,7 @@ import sys
 import tempfile
 import threading
 import time
+from copy import deepcopy
 
 import pytest
 
@@ -429,6 +431,8 @@ def test_a_two_million_digit_integer_is_read_in_linear_time():
     assert isinstance(value["n"], LongInteger) and value["n"].text == "-" + BIG
     assert value["n"] < -(2**62) and value["n"].digits() == len(BIG)
     assert type(value["m"]) is int
+    for copy in (pickle.loads(pickle.dumps(value)), deepcopy(value)):
+        assert copy["n"].text == "-" + BIG
 
 
 def test_reading_and_writing_long_integers_leaves_the_digit_guard_alone(monkeypatch):

@@ -47,6 +47,9 @@ class LongInteger(int):
         """How many digits the integer has."""
         return len(self.text.lstrip("-"))
 
+    def __reduce__(self) -> tuple[type[LongInteger], tuple[str]]:
+        return LongInteger, (self.text,)       # copies and pickles keep the digits
+
     def __repr__(self) -> str:
         return self.text
 
