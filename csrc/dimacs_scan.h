@@ -16,7 +16,14 @@
  *
  * Tokens are separated by the ASCII whitespace of Python's bytes.split()
  * (space, \t, \n, \r, \v, \f); lines are counted on '\n'.  An integer token is
- * -?[0-9]+ with |value| <= 2^31 - 1.
+ * -?[0-9]+ with |value| <= 2^31 - 1 (leading zeros allowed: any length).
+ *
+ * Stop limits (each -1 for none) end the scan early with SCC_STOPPED, so that
+ * no array grows past what the request limits allow: a CNF header with
+ * V > max_vars or C > max_steps stops at the header (arrays empty); the
+ * literal that takes the count past max_lits stops the scan, its step closed
+ * as it is; in DRUP, the step that takes the count past max_steps stops it.
+ * The arrays then hold what was read up to there.
  */
 #ifndef SCC_DIMACS_SCAN_H
 #define SCC_DIMACS_SCAN_H
@@ -35,6 +42,7 @@
 #define SCC_ERR_SECOND_HEADER 6  /* a second "p" line */
 #define SCC_ERR_UNTERMINATED 7   /* the text ends inside a step */
 #define SCC_ERR_CLAUSE_COUNT 8   /* number of clauses differs from the header */
+#define SCC_STOPPED 9            /* a stop limit was passed (not an error of the text) */
 
 #define SCC_INT32_MAX 2147483647LL
 
@@ -161,8 +169,10 @@ static inline int scc_header(scc_scan_t *s, const unsigned char *data, size_t n,
 }
 
 /* Scan data[0:n].  Returns 0 when done (s->code tells whether the text was
- * well formed), or -1 when memory ran out (the arrays stay owned by s). */
-static inline int scc_scan(scc_scan_t *s, const unsigned char *data, size_t n, int is_cnf) {
+ * well formed, or SCC_STOPPED), or -1 when memory ran out (the arrays stay
+ * owned by s). */
+static inline int scc_scan(scc_scan_t *s, const unsigned char *data, size_t n, int is_cnf,
+                           int64_t max_vars, int64_t max_steps, int64_t max_lits) {
     size_t pos = 0, start;
     int64_t line = 1, open_line = 0, v;
     int at_line_start = 1, delete = 0, r;
@@ -188,6 +198,9 @@ static inline int scc_scan(scc_scan_t *s, const unsigned char *data, size_t n, i
                 r = scc_header(s, data, n, start, &pos, line);
                 if (r <= 0) return r;
                 bound = s->num_vars;
+                if ((max_vars >= 0 && s->num_vars > max_vars)
+                    || (max_steps >= 0 && s->num_clauses > max_steps))
+                    return scc_fail(s, SCC_STOPPED, line, 0, 0, 0, 0);
                 continue;
             }
         }
@@ -210,12 +223,18 @@ static inline int scc_scan(scc_scan_t *s, const unsigned char *data, size_t n, i
             if (scc_push_step(s, is_cnf, delete)) return -1;
             delete = 0;
             open_line = 0;
+            if (!is_cnf && max_steps >= 0 && (int64_t)(s->n_offsets - 1) > max_steps)
+                return scc_fail(s, SCC_STOPPED, line, 0, 0, 0, 0);
         } else {
             if (!open_line) open_line = line;
             if (s->n_lits == s->cap_lits
                 && scc_grow((void **)&s->lits, &s->cap_lits, s->n_lits + 1, sizeof(int32_t)))
                 return -1;
             s->lits[s->n_lits++] = (int32_t)v;
+            if (max_lits >= 0 && (int64_t)s->n_lits > max_lits) {
+                if (scc_push_step(s, is_cnf, delete)) return -1;   /* close it as it is */
+                return scc_fail(s, SCC_STOPPED, line, 0, 0, 0, 0);
+            }
         }
     }
     if (open_line) return scc_fail(s, SCC_ERR_UNTERMINATED, open_line, 0, 0, 0, 0);

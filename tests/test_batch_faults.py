@@ -18,6 +18,7 @@ import pickle
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -334,9 +335,14 @@ def assert_all_gone(pids: set[int]) -> None:
 
 
 def start(*args: str, **kw: Any) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "sat_claim_check", "batch", *args],
+    proc = subprocess.Popen([sys.executable, "-m", "sat_claim_check", "batch", *args],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, **kw)
+    # A batch that never answers fails its test (its pipes close) instead of hanging it.
+    watchdog = threading.Timer(60, proc.kill)
+    watchdog.daemon = True
+    watchdog.start()
+    return proc
 
 
 def read_lines(proc: subprocess.Popen[bytes], count: int) -> list[str]:
@@ -473,8 +479,10 @@ def check_memory_output(code: int, out: bytes, err: bytes) -> list[str]:
     "linux"), reason="needs an enforced RLIMIT_AS")
 @needs_workers
 def test_a_line_that_exhausts_a_workers_memory_gets_check_failed():
+    # --max-input-bytes: the line must reach the check, not stop at the byte cap.
     proc = subprocess.run([sys.executable, "-m", "sat_claim_check", "batch", "--jobs", "2",
-                           "--worker-memory", "100"], input=memory_input(),
+                           "--worker-memory", "100", "--max-input-bytes", str(1 << 30)],
+                          input=memory_input(),
                           capture_output=True, timeout=60)
     lines = check_memory_output(proc.returncode, proc.stdout, proc.stderr)
     assert "100 MiB per worker" in lines[2]
@@ -486,7 +494,8 @@ def test_a_line_that_exhausts_memory_in_process_gets_check_failed():
     def limit() -> None:
         rlimit = _batch.resource.RLIMIT_AS
         _batch.resource.setrlimit(rlimit, (150 << 20, _batch.resource.getrlimit(rlimit)[1]))
-    proc = subprocess.run([sys.executable, "-m", "sat_claim_check", "batch"],
+    proc = subprocess.run([sys.executable, "-m", "sat_claim_check", "batch",
+                           "--max-input-bytes", str(1 << 30)],
                           input=memory_input(), capture_output=True, timeout=60,
                           preexec_fn=limit)
     check_memory_output(proc.returncode, proc.stdout, proc.stderr)

@@ -21,7 +21,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Union
 
 from ._check import run
 from ._codes import EXIT_NOT_VALID, EXIT_REJECTED, EXIT_VALID
@@ -43,6 +43,7 @@ __all__ = ["CHECK_FAILED", "CHUNK_LINES", "FAILED", "Outcome", "Progress", "avai
            "check_line", "check_lines", "default_worker_memory", "run_batch"]
 
 CHUNK_LINES = 32            # lines per task sent to a worker
+_SKIP_CHUNK = 1 << 20       # bytes read at a time while skipping a line that is too long
 FAILED = 3                  # the count (after EXIT_VALID, _NOT_VALID, _REJECTED) of lines
                             # whose check could not finish
 CHECK_FAILED = "check_failed"
@@ -50,7 +51,9 @@ DEATHS = 2                  # a line whose worker died this many times is given 
 _EXIT_OUT_OF_MEMORY = 3     # a worker's exit status when a whole chunk did not fit
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
-Numbered = tuple[int, bytes]        # (1-based line number, the line without its newline)
+# (1-based line number, the line without its newline, or a str: numbered_lines'
+# reason for refusing a line too long to read)
+Numbered = tuple[int, Union[bytes, str]]
 Checked = tuple[int, str]           # (EXIT_VALID, _NOT_VALID, _REJECTED or FAILED, output)
 
 
@@ -62,7 +65,7 @@ def failed_line(number: int, message: str) -> str:
                   "line": number})
 
 
-def check_line(engine: EngineName, limits: Limits | None, number: int, line: bytes,
+def check_line(engine: EngineName, limits: Limits | None, number: int, line: bytes | str,
                memory: int | None = None) -> Checked:
     """Check one numbered JSON line: its kind and its output line.
 
@@ -71,6 +74,8 @@ def check_line(engine: EngineName, limits: Limits | None, number: int, line: byt
     """
     failure = None
     try:
+        if isinstance(line, str):       # numbered_lines' reason for refusing the line
+            raise InvalidInput(None, "", line)
         if not line.strip():
             raise InvalidInput(None, "", "blank line: every line must hold one JSON request")
         result = run(loads(line), engine=engine, limits=limits).result
@@ -97,10 +102,41 @@ def check_lines(engine: EngineName, limits: Limits | None, lines: list[Numbered]
     return [check_line(engine, limits, number, line, memory) for number, line in lines]
 
 
-def numbered_lines(stream: IO[bytes]) -> Iterator[Numbered]:
-    """(1-based number, bytes) per line; a final newline ends the last line."""
-    for number, line in enumerate(stream, 1):
-        yield number, line[:-1] if line.endswith(b"\n") else line
+def numbered_lines(stream: IO[bytes], max_bytes: int | None = None) -> Iterator[Numbered]:
+    """(1-based number, bytes) per line; a final newline ends the last line.
+
+    A line longer than ``max_bytes`` is never held whole: its number comes
+    with the reason (a str) instead, and the rest of it is skipped in chunks,
+    up to ``skip_bytes(max_bytes)``; a line with no end by then (an endless
+    stream) ends the input there.
+    """
+    number = 0
+    while True:
+        line = stream.readline() if max_bytes is None else stream.readline(max_bytes + 1)
+        if not line:
+            return
+        number += 1
+        if line.endswith(b"\n"):
+            yield number, line[:-1]
+            continue
+        if max_bytes is None or len(line) <= max_bytes:
+            yield number, line          # the last line, with no newline
+            continue
+        reason = (f"the line is longer than {max_bytes} bytes, the most read at these "
+                  "limits (raise the limits, or --max-input-bytes)")
+        most, skipped = skip_bytes(max_bytes), len(line)
+        while line and not line.endswith(b"\n"):
+            if skipped > most:
+                yield number, f"{reason}; it has no end within {most} bytes: the input stops here"
+                return
+            line = stream.readline(_SKIP_CHUNK)
+            skipped += len(line)
+        yield number, reason
+
+
+def skip_bytes(max_bytes: int) -> int:
+    """How far a line over the cap is skipped before the input is given up."""
+    return max(16 * max_bytes, 64 << 20)
 
 
 # -- how many workers, how much memory -----------------------------------------
@@ -220,8 +256,8 @@ class _WriteFailed(Exception):
 class _Input:
     """The input in chunks of numbered lines; a read error ends it and is kept."""
 
-    def __init__(self, stream: IO[bytes]) -> None:
-        self._lines = numbered_lines(stream)
+    def __init__(self, stream: IO[bytes], max_line_bytes: int | None = None) -> None:
+        self._lines = numbered_lines(stream, max_line_bytes)
         self.read = 0           # lines read so far
         self.done = False
         self.error: OSError | None = None
@@ -330,13 +366,15 @@ class Outcome:
 
 
 def run_batch(stream: IO[bytes], out: IO[str], *, engine: EngineName, limits: Limits | None,
-              jobs: int, progress: Progress, worker_memory: int | None = None) -> Outcome:
+              jobs: int, progress: Progress, worker_memory: int | None = None,
+              max_line_bytes: int | None = None) -> Outcome:
     """Check every line of ``stream`` (binary), writing one line each to ``out``.
 
     ``jobs`` 1 checks here; more start up to that many worker processes, each
-    limited to ``worker_memory`` bytes of address space (None: no limit).
+    limited to ``worker_memory`` bytes of address space (None: no limit).  A
+    line over ``max_line_bytes`` is rejected unread.
     """
-    lines_in = _Input(stream)
+    lines_in = _Input(stream, max_line_bytes)
     with _StopSignals() as signals:
         output = _Output(out, progress, signals)
         outcome = Outcome(output.counts)

@@ -25,6 +25,7 @@ __all__ = [
     "SCAN_ERR_UNTERMINATED",
     "SCAN_ERR_VAR_RANGE",
     "SCAN_OK",
+    "SCAN_STOPPED",
     "STATUS_DELETED_CLAUSE_NOT_FOUND",
     "STATUS_EMPTY_CLAUSE_NOT_DERIVED",
     "STATUS_LEMMA_NOT_RUP",
@@ -72,6 +73,7 @@ SCAN_ERR_BAD_HEADER = 5       # a "p" line that is not "p cnf V C"
 SCAN_ERR_SECOND_HEADER = 6    # a second "p" line
 SCAN_ERR_UNTERMINATED = 7     # the text ends inside a step
 SCAN_ERR_CLAUSE_COUNT = 8     # the number of clauses differs from the header
+SCAN_STOPPED = 9              # a stop limit was passed: the arrays hold what was read
 
 # Exit codes of the command line; the last three are 128 + the signal number,
 # what a shell reports for a process that signal killed.

@@ -2,9 +2,10 @@
 # (_parse_py), with the same signatures and answers.
 from ._types import CnfScan, DrupScan
 
-def parse_cnf(data: bytes) -> CnfScan:
+def parse_cnf(data: bytes, max_vars: int = -1, max_clauses: int = -1,
+              max_lits: int = -1) -> CnfScan:
     """DIMACS CNF bytes -> (code, line, token, value, num_vars, num_clauses,
     offsets, lits)."""
 
-def parse_drup(data: bytes) -> DrupScan:
+def parse_drup(data: bytes, max_steps: int = -1, max_lits: int = -1) -> DrupScan:
     """DRUP bytes -> (code, line, token, value, kinds, offsets, lits)."""

@@ -1,7 +1,8 @@
 """DIMACS CNF and DRUP text into flat arrays: the compiled parser.
 
 The same functions, return values and errors as ``_parse_py``; the scanning
-is ``csrc/dimacs_scan.h``, run without the GIL over the bytes as given.
+is ``csrc/dimacs_scan.h``, run without the GIL over the bytes as given (any
+buffer: bytes, bytearray, memoryview).
 """
 
 from cpython cimport array
@@ -11,6 +12,7 @@ from libc.string cimport memcpy
 import array as _array
 
 from ._codes import SCAN_OK as OK
+from ._codes import SCAN_STOPPED as STOPPED
 
 cdef extern from "dimacs_scan.h" nogil:
     ctypedef struct scc_scan_t:
@@ -30,7 +32,8 @@ cdef extern from "dimacs_scan.h" nogil:
         int64_t value
     void scc_scan_init(scc_scan_t* s)
     void scc_scan_free(scc_scan_t* s)
-    int scc_scan(scc_scan_t* s, const unsigned char* data, size_t n, int is_cnf)
+    int scc_scan(scc_scan_t* s, const unsigned char* data, size_t n, int is_cnf,
+                 int64_t max_vars, int64_t max_steps, int64_t max_lits)
 
 cdef array.array _INT_TEMPLATE = _array.array("i")
 cdef array.array _BYTE_TEMPLATE = _array.array("b")
@@ -50,7 +53,8 @@ cdef array.array _bytes(const int8_t* src, size_t n):
     return out
 
 
-cdef tuple _scan(data, int is_cnf):
+cdef tuple _scan(data, int is_cnf, int64_t max_vars, int64_t max_steps,
+                 int64_t max_lits):
     cdef const unsigned char[::1] view = data
     cdef const unsigned char* ptr = NULL
     cdef size_t n = view.shape[0]
@@ -61,10 +65,10 @@ cdef tuple _scan(data, int is_cnf):
     scc_scan_init(&s)
     try:
         with nogil:
-            r = scc_scan(&s, ptr, n, is_cnf)
+            r = scc_scan(&s, ptr, n, is_cnf, max_vars, max_steps, max_lits)
         if r < 0:
             raise MemoryError("not enough memory for the parsed arrays")
-        if s.code != OK:
+        if s.code != OK and s.code != STOPPED:
             token = bytes(view[s.tok_start:s.tok_stop]) if s.has_token else None
             if is_cnf:
                 return (s.code, s.line, token, s.value, s.num_vars, s.num_clauses,
@@ -73,18 +77,19 @@ cdef tuple _scan(data, int is_cnf):
         offsets = _ints(s.offsets, s.n_offsets)
         lits = _ints(s.lits, s.n_lits)
         if is_cnf:
-            return OK, 0, None, 0, s.num_vars, s.num_clauses, offsets, lits
-        return OK, 0, None, 0, _bytes(s.kinds, s.n_kinds), offsets, lits
+            return s.code, s.line, None, 0, s.num_vars, s.num_clauses, offsets, lits
+        return s.code, s.line, None, 0, _bytes(s.kinds, s.n_kinds), offsets, lits
     finally:
         scc_scan_free(&s)
 
 
-def parse_cnf(data):
+def parse_cnf(data, max_vars=-1, max_clauses=-1, max_lits=-1):
     """DIMACS CNF bytes -> (code, line, token, value, num_vars, num_clauses,
-    offsets, lits)."""
-    return _scan(data, 1)
+    offsets, lits); the stop limits as in ``_parse_py.parse_cnf``."""
+    return _scan(data, 1, max_vars, max_clauses, max_lits)
 
 
-def parse_drup(data):
-    """DRUP bytes -> (code, line, token, value, kinds, offsets, lits)."""
-    return _scan(data, 0)
+def parse_drup(data, max_steps=-1, max_lits=-1):
+    """DRUP bytes -> (code, line, token, value, kinds, offsets, lits); the stop
+    limits as in ``_parse_py.parse_drup``."""
+    return _scan(data, 0, -1, max_steps, max_lits)

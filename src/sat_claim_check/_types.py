@@ -110,9 +110,11 @@ if TYPE_CHECKING:
     class ScannerModule(Protocol):
         """``_parse_py`` and ``_parse_c``."""
 
-        def parse_cnf(self, data: bytes) -> CnfScan: ...
+        def parse_cnf(self, data: bytes, max_vars: int = ..., max_clauses: int = ...,
+                      max_lits: int = ...) -> CnfScan: ...
 
-        def parse_drup(self, data: bytes) -> DrupScan: ...
+        def parse_drup(self, data: bytes, max_steps: int = ...,
+                       max_lits: int = ...) -> DrupScan: ...
 
     # (num_vars, offsets, lits) of a CNF; (kinds, offsets, lits) of a proof.
     CnfArrays = tuple[int, array[int], array[int]]

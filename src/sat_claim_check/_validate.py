@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._codes import STEP_ADD, STEP_DELETE, STEP_KEYS, step_key
 from ._engine import converter
+from ._jsontext import LongInteger
 from .errors import InvalidInput, LimitExceeded
 
 if TYPE_CHECKING:
@@ -101,9 +102,14 @@ def is_object(x: object) -> bool:
 
 
 def as_integer(x: object) -> int | None:
-    """The int value of a JSON Schema integer, or None (bools, NaN, fractions...)."""
+    """The int value of a JSON Schema integer, or None (bools, NaN, fractions...).
+
+    A LongInteger stays one: it is its own value (see ``_jsontext``).
+    """
     if isinstance(x, bool):
         return None
+    if isinstance(x, LongInteger):
+        return x
     if isinstance(x, int):
         return int(x)
     if isinstance(x, float) and x.is_integer():    # False for NaN and infinities
@@ -117,10 +123,23 @@ def pointer(*parts: str | int) -> str:
 
 
 def number_text(v: int) -> str:
-    """An int for a message; very long ones are summarized (str() refuses them)."""
-    if v.bit_length() > 3000:
-        return f"{'-' if v < 0 else ''}(an integer of about {int(v.bit_length() * 0.30103)} digits)"
-    return str(v)
+    """An int for a message; very long ones are summarized (str() may refuse
+    them, and a message is one line for people)."""
+    if isinstance(v, LongInteger):
+        digits = v.digits()
+    elif v.bit_length() > 2000:
+        digits = _digit_count(abs(v))
+    else:
+        return str(v)
+    return f"{'-' if v < 0 else ''}(an integer of {digits} digits)"
+
+
+def _digit_count(v: int) -> int:
+    """The number of decimal digits of v > 0, without str()."""
+    d = (v.bit_length() - 1) * 30102999 // 10**8    # 10**d <= v: 0.30102999 < log10(2)
+    while v >= 10 ** (d + 1):
+        d += 1
+    return d + 1
 
 
 def type_name(x: object) -> str:

@@ -15,13 +15,14 @@ import json
 import os
 import signal
 import sys
+import textwrap
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from importlib import resources
 from typing import IO, TYPE_CHECKING, Any, cast
 
-from . import __version__
+from . import __version__, _bounds
 from ._batch import FAILED, Progress, available_cpus, default_worker_memory, run_batch
 from ._check import run
 from ._codes import (
@@ -59,13 +60,28 @@ Standard output closed or unwritable (a full disk): a line on stderr, exit 2.
 Standard output a pipe nobody reads any more (`... | head -1`): exit 141,
 silently, as for a program that SIGPIPE killed. Ctrl-C: exit 130."""
 
+
+def _paragraph(text: str) -> str:
+    """Text (with numbers filled in) as one paragraph of lines for --help."""
+    return textwrap.fill(" ".join(text.split()), 79)
+
+
+_CONTRACT = Limits()
+
 EPILOG = f"""\
 exit status: 0 the claim is valid, 1 it is not, 2 the request was rejected (the
 error object is written on stdout, a human line on stderr) or the command could
 not run (a usage error, or --engine compiled where it is not built: a line on
 stderr only), 130 interrupted (Ctrl-C: a line on stderr naming the proof step
 reached, nothing on stdout).
-{OUTPUT_FAULTS}"""
+{OUTPUT_FAULTS}
+
+""" + _paragraph(f"""
+input size: a request longer than --max-input-bytes is rejected (invalid_input,
+field null) without reading past the cap. The default cap is
+{_bounds.BYTES_PER_ITEM} bytes for every literal, clause and step the limits
+allow, plus 1 MiB: {_bounds.request_bytes(_CONTRACT):,} bytes at the contract's
+limits.""")
 
 REQUEST_EPILOG = f"""\
 exit status: without --check, 0 when the request was written; with --check, as
@@ -73,7 +89,20 @@ for `check` (0 valid, 1 not valid, 2 rejected: the error object is written to
 OUT). Malformed DIMACS, DRUP or model text, or an unreadable file: a line on
 stderr, nothing written, exit 2. Interrupted (Ctrl-C): a line on stderr,
 nothing written, exit 130.
-{OUTPUT_FAULTS}"""
+{OUTPUT_FAULTS}
+
+""" + _paragraph(f"""
+reading: files are read in chunks (gzip decompressed as it is read) and reading
+stops at the first limit passed, with or without --check: that limit is the
+error (without --check, a line on stderr), its "actual" the count where reading
+stopped (the limit + 1; for max_vars and max_clauses, the header's numbers), and
+the text after that point is not read. A file that passes no limit but is longer
+than its cap is refused as malformed. The default caps (after decompression)
+are {_bounds.BYTES_PER_ITEM} bytes for every literal and clause or step the
+limits allow, plus 1 MiB: at the contract's limits
+{_bounds.cnf_bytes(_CONTRACT):,} bytes for the CNF,
+{_bounds.proof_bytes(_CONTRACT):,} for a proof, {_bounds.model_bytes(_CONTRACT):,}
+for a model; --max-input-bytes sets one cap for each file.""")
 
 
 REQUEST_DESCRIPTION = """\
@@ -102,7 +131,13 @@ standard output could not be written (a line on stderr). 130 on SIGINT
 (Ctrl-C) and 143 on SIGTERM: the lines already checked are written, in order,
 then the batch stops; a second signal does not wait for a blocked write. 141,
 silently, when standard output is a pipe nobody reads any more. No worker
-process outlives the batch."""
+process outlives the batch.
+
+""" + _paragraph("""
+line size: a line longer than --max-input-bytes (default: the cap of `check`,
+which follows the limits) is rejected as that line's error object without being
+held in memory, and the batch goes on with the next line; a line with no end
+within 16 times the cap (at least 64 MiB) ends the input there.""")
 
 
 def jobs_count(text: str) -> int:
@@ -152,7 +187,8 @@ def limit_assignment(text: str) -> tuple[str, int]:
 
 
 def add_engine_options(parser: argparse.ArgumentParser) -> None:
-    """--engine, --limit, --unlimited: shared by every command that checks."""
+    """--engine, --limit, --unlimited, --max-input-bytes: shared by every command
+    that reads a request."""
     parser.add_argument("--engine", choices=ENGINES, default="auto",
                         help="which engine checks unsat proofs (default: auto, the "
                              "compiled one when it is installed)")
@@ -162,12 +198,34 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
                              f"(names: {', '.join(CEILINGS)})")
     parser.add_argument("--unlimited", action="store_true",
                         help="set every limit to the largest value the engines support")
+    parser.add_argument("--max-input-bytes", type=byte_count, default=None, metavar="N",
+                        help="read no input past N bytes (a request, a batch line, or each "
+                             "file after decompression); the default follows the limits, "
+                             "see below")
+
+
+def byte_count(text: str) -> int:
+    """--max-input-bytes N"""
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError("--max-input-bytes must be >= 0")
+    return number
 
 
 def limits_from(args: argparse.Namespace) -> Limits:
     values = dict(CEILINGS) if args.unlimited else Limits().as_dict()
     values.update(args.limit)
     return Limits(**values)
+
+
+def request_cap(args: argparse.Namespace, limits: Limits) -> int:
+    """The most bytes one JSON request may take: --max-input-bytes, or what the limits allow."""
+    if args.max_input_bytes is not None:
+        return cast(int, args.max_input_bytes)
+    return _bounds.request_bytes(limits)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -322,16 +380,23 @@ def standard_input() -> IO[bytes]:
     return sys.stdin.buffer
 
 
-def read_input(name: str) -> bytes:
-    """The bytes of FILE, or of standard input for '-'; InvalidInput if unreadable."""
+def read_input(name: str, max_bytes: int) -> bytes:
+    """The bytes of FILE, or of standard input for '-', read no further than
+    max_bytes + 1; InvalidInput if unreadable or longer than max_bytes."""
+    source = "standard input" if name == "-" else repr(name)
     try:
         if name == "-":
-            return standard_input().read()
-        with open(name, "rb") as f:
-            return f.read()
+            data = _bounds.read_at_most(standard_input(), max_bytes)
+        else:
+            with open(name, "rb") as f:
+                data = _bounds.read_at_most(f, max_bytes)
     except (OSError, ValueError) as exc:
-        source = "standard input" if name == "-" else repr(name)
         raise InvalidInput(None, "", f"cannot read {source}: {exc}") from None
+    if len(data) > max_bytes:
+        raise InvalidInput(None, "", f"the request in {source} is longer than {max_bytes} "
+                           "bytes, the most read at these limits (raise the limits, or "
+                           "--max-input-bytes)")
+    return data
 
 
 class Position:
@@ -362,10 +427,10 @@ class Position:
 
 def command_check(args: argparse.Namespace) -> int:
     position = Position()
+    limits = limits_from(args)
     try:
-        request = loads(read_input(args.file))
-        report = run(request, engine=args.engine, limits=limits_from(args),
-                     progress=position)
+        request = loads(read_input(args.file, request_cap(args, limits)))
+        report = run(request, engine=args.engine, limits=limits, progress=position)
     except KeyboardInterrupt:
         return position.interrupted(lambda: len(request["proof"]))
     except CheckError as err:
@@ -381,12 +446,14 @@ def command_check(args: argparse.Namespace) -> int:
 
 def command_request(args: argparse.Namespace) -> int:
     position = Position()
+    limits = limits_from(args)
     try:
         if args.check:
-            parsed = parse_files(args.cnf, args.proof, args.model)
-            report = run_parsed(parsed, args.engine, limits_from(args), position)
+            parsed = parse_files(args.cnf, args.proof, args.model, limits, args.max_input_bytes)
+            report = run_parsed(parsed, args.engine, limits, position)
         else:
-            text = dumps(request_from_files(args.cnf, args.proof, args.model))
+            text = dumps(request_from_files(args.cnf, args.proof, args.model, limits=limits,
+                                            max_bytes=args.max_input_bytes))
     except KeyboardInterrupt:
         # Reported only after validation: parsed holds the proof arrays by then.
         return position.interrupted(lambda: len(cast("ProofArrays", parsed[1])[0]))
@@ -400,6 +467,9 @@ def command_request(args: argparse.Namespace) -> int:
         say(f"cannot read {name}: {exc.strerror or exc}")
         return EXIT_REJECTED
     except CheckError as err:
+        if not args.check:      # reading stopped at a limit: no request to write
+            say(describe_error(err))
+            return EXIT_REJECTED
         out: Mapping[str, Any] = err.to_dict()
         code = EXIT_REJECTED
         say(describe_error(err))
@@ -466,7 +536,8 @@ def command_batch(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     try:
         outcome = run_batch(stream, sys.stdout, engine=args.engine, limits=limits,
-                            jobs=jobs, progress=progress, worker_memory=memory)
+                            jobs=jobs, progress=progress, worker_memory=memory,
+                            max_line_bytes=request_cap(args, limits))
     finally:
         progress.close()
         if args.file != "-":

@@ -22,37 +22,50 @@ The accepted text:
   or a plain whitespace-separated literal list, optionally ended by ``0``.
 
 Texts are ``str`` or ``bytes``; a proof may also be a sequence of lines (what
-PySAT's ``get_proof()`` returns).  Files ending in gzip data are decompressed.
-Malformed text raises ``DimacsError`` (a ``ValueError``) naming the file, when
-known, and the 1-based line.  What is checked is described in
-docs/semantics.md.
+PySAT's ``get_proof()`` returns).  Files starting with gzip data are
+decompressed as they are read.  Malformed text raises ``DimacsError`` (a
+``ValueError``) naming the file, when known, and the 1-based line.
+
+Files are read within the limits, in chunks.  Reading stops at the first
+limit passed, which is then raised as ``LimitExceeded`` with ``actual`` the
+count where reading stopped (the limit plus one; for ``max_vars`` and
+``max_clauses``, the CNF header's numbers); text after that point is never
+read, so a malformed line there goes unreported.  A file that passes no limit
+but is longer than its byte cap (``_bounds``; ``max_bytes`` overrides it) is
+refused with a ``DimacsError``.  Texts given in memory are parsed whole, with
+exact counts.  What is checked is
+described in docs/semantics.md.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
 import re
 import zlib
-from typing import TYPE_CHECKING, Any
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any, Callable, Union, cast
 
-from . import _codes
-from ._check import checked_progress, contract_limits, run_validated
+from . import _bounds, _codes
+from ._check import Report, checked_progress, contract_limits, run_validated
 from ._engine import resolve, scanner
-from ._validate import proof_steps, validate_arrays
+from ._parse_py import int32
+from ._validate import check_size, proof_steps, validate_arrays
+from .limits import Limits
 
 if TYPE_CHECKING:
     from array import array
 
-    from ._check import Report
     from ._types import CnfArrays, EngineName, Parsed, Progress, ProofArrays
-    from .limits import Limits
 
 __all__ = ["DimacsError", "request_from_dimacs", "request_from_files",
            "run_dimacs", "run_files"]
 
 _scanner = scanner()
 _INTEGER = re.compile(rb"-?[0-9]+")          # a model literal
+_GZIP_MAGIC = b"\x1f\x8b"
+_Path = Union[str, "os.PathLike[str]"]
 
 
 class DimacsError(ValueError):
@@ -150,12 +163,16 @@ def drup_arrays(data: bytes, file: str | None = None) -> ProofArrays:
     return kinds, offsets, lits
 
 
-def _model(data: bytes, file: str | None = None) -> list[int]:
-    """The literals of solver output or of a plain literal list."""
-    out = []
+def _model(data: bytes, file: str | None = None, max_literals: int = -1) -> list[int]:
+    """The literals of solver output or of a plain literal list.
+
+    With ``max_literals >= 0`` reading stops at the literal that takes the
+    count past it (the list returned then holds ``max_literals + 1``).
+    """
+    out: list[int] = []
     style = None            # "v" (solver output) or "plain"
     ended = 0               # line of the terminating 0
-    for n, line in enumerate(data.split(b"\n"), 1):
+    for n, line in enumerate(bytes(data).split(b"\n"), 1):
         toks = line.split()
         if not toks or toks[0][:1] == b"c":
             continue
@@ -178,14 +195,16 @@ def _model(data: bytes, file: str | None = None) -> list[int]:
                                   f"(line {ended})", file, n)
             if not _INTEGER.fullmatch(tok):
                 raise DimacsError(f"model: {_show(tok)} is not an integer", file, n)
-            if len(tok.lstrip(b"+-")) > 10:     # DIMACS literals are 32-bit
+            v = int32(tok)      # DIMACS literals are 32-bit, as the scanners read them
+            if v is None:
                 raise DimacsError(f"model: {_show(tok)} is out of the 32-bit range of "
                                   "DIMACS literals", file, n)
-            v = int(tok)
             if v == 0:
                 ended = n
             else:
                 out.append(v)
+                if 0 <= max_literals < len(out):
+                    return out
     if style is None:
         raise DimacsError("model: no literals (expected 'v ... 0' lines or a literal list)",
                           file)
@@ -234,16 +253,19 @@ def request_from_dimacs(cnf_text: str | bytes,
     return _request(*_parse_texts(cnf_text, proof, model, None, None, None))
 
 
-def request_from_files(cnf_path: str | os.PathLike[str],
-                       proof_path: str | os.PathLike[str] | None = None,
-                       model_path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+def request_from_files(cnf_path: _Path, proof_path: _Path | None = None,
+                       model_path: _Path | None = None, *, limits: Limits | None = None,
+                       max_bytes: int | None = None) -> dict[str, Any]:
     """request_from_dimacs() on files: return the request, a dict.
 
     Gzip-compressed files are read transparently.  Raises DimacsError on
     malformed text (naming the file) and OSError when a file cannot be read.
+
+    The files are read within ``limits`` (None: the contract's), as
+    ``parse_files`` does: the first limit passed raises its CheckError.
     """
     _check_texts(proof_path, model_path)
-    return _request(*parse_files(cnf_path, proof_path, model_path))
+    return _request(*parse_files(cnf_path, proof_path, model_path, limits, max_bytes))
 
 
 def _parse_texts(cnf_text: object, proof: object, model: object, cnf_file: str | None,
@@ -254,29 +276,159 @@ def _parse_texts(cnf_text: object, proof: object, model: object, cnf_file: str |
     return cnf, drup_arrays(_as_bytes(proof, "proof"), proof_file), None
 
 
-def read_file(path: str | os.PathLike[str]) -> bytes:
-    """The bytes of a file, decompressed when they are gzip data."""
+# -- reading files within the limits -------------------------------------------
+
+_WHITESPACE = b" \t\n\r\x0b\x0c"      # what bytes.split() and the scanners split on
+# Scanner outcomes that only the end of the text decides: a scan of the first
+# part of a text is the whole text's answer unless it ends with one of these.
+_AT_THE_END = (_codes.SCAN_OK, _codes.SCAN_ERR_UNTERMINATED, _codes.SCAN_ERR_CLAUSE_COUNT)
+
+
+def _chunks(path: _Path) -> Generator[bytes, None, None]:
+    """The file's bytes in chunks, decompressed as they come when it starts
+    with gzip's magic bytes (never the whole file at once)."""
     with open(path, "rb") as f:
-        data = f.read()
-    if data[:2] == b"\x1f\x8b":
+        if f.peek(2)[:2] != _GZIP_MAGIC:
+            yield from iter(lambda: f.read(_bounds.CHUNK), b"")
+            return
+        with gzip.GzipFile(fileobj=f) as stream:
+            while True:
+                try:
+                    chunk = stream.read(_bounds.CHUNK)
+                except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+                    raise DimacsError(f"cannot decompress gzip data: {exc}",
+                                      os.fspath(path)) from None
+                if not chunk:
+                    return
+                yield chunk
+
+
+def _whole_tokens(buf: bytearray, end: int) -> memoryview:
+    """buf[:end] cut after its last whitespace, so that no token is cut short.
+
+    A line that is cut is read as it stands, so a line whose meaning needs all
+    of it (a ``p cnf`` header, a model's ``s`` line) is left out whole.
+    """
+    cut = max(buf.rfind(c, 0, end) for c in _WHITESPACE) + 1
+    line_start = buf.rfind(b"\n", 0, cut) + 1
+    if bytes(buf[line_start:cut].lstrip()[:1]) in (b"p", b"s"):
+        cut = line_start
+    return memoryview(buf)[:cut]
+
+
+def _read_scanned(path: _Path, scan: Callable[[Any], Any], settled: Callable[[Any], bool],
+                  fewest: int, max_bytes: int, what: str) -> Any:
+    """``scan`` of the file's text, read in chunks and no further than needed.
+
+    ``fewest`` is how many items (literals or steps, two bytes each at least)
+    it takes to pass a stop limit.  From then on, the part read so far is
+    scanned each time it doubles; a scan that ``settled`` (an error in the
+    text, or a stop limit passed) is the whole file's answer, and reading
+    stops there.  Past ``max_bytes`` bytes with nothing settled, the file is
+    refused.  (When a scan runs changes how much is read, never the answer.)
+    """
+    buf = bytearray()
+    next_scan = max(_bounds.CHUNK, 2 * fewest)
+    chunks = _chunks(path)
+    with contextlib.closing(chunks):    # closes the file when reading stops early
+        for chunk in chunks:
+            buf += chunk
+            over = len(buf) > max_bytes
+            if over or len(buf) >= next_scan:
+                with _whole_tokens(buf, min(len(buf), max_bytes)) as part:
+                    result = scan(part)
+                if settled(result):
+                    return result
+                if over:
+                    raise DimacsError(
+                        f"{what}: the file is longer than {max_bytes} bytes, the most read "
+                        "at these limits (raise the limits, or the cap: --max-input-bytes)",
+                        os.fspath(path))
+                next_scan = 2 * len(buf)
+    return scan(buf)
+
+
+def _scan_settled(result: tuple[Any, ...]) -> bool:
+    code, _, token = result[:3]
+    return code not in _AT_THE_END and not (code == _codes.SCAN_ERR_NO_HEADER and token is None)
+
+
+def _read_cnf(path: _Path, limits: Limits, max_bytes: int) -> tuple[Any, ...]:
+    name = os.fspath(path)
+    result = _read_scanned(path, lambda data: _scanner.parse_cnf(
+        data, limits.max_vars, limits.max_clauses, limits.max_total_literals),
+        _scan_settled, limits.max_total_literals, max_bytes, "CNF")
+    code, line, token, value, num_vars, num_clauses, offsets, lits = result
+    if code == _codes.SCAN_STOPPED:     # one of these raises
+        check_size("max_vars", num_vars, limits)
+        check_size("max_clauses", num_clauses, limits)
+        check_size("max_total_literals", len(lits), limits)
+    if code:
+        raise _error(code, line, token, value, name, "CNF", (num_vars, num_clauses))
+    return num_vars, offsets, lits
+
+
+def _read_drup(path: _Path, cnf: tuple[Any, ...], limits: Limits,
+               max_bytes: int) -> tuple[Any, ...]:
+    name = os.fspath(path)
+    result = _read_scanned(path, lambda data: _scanner.parse_drup(
+        data, limits.max_proof_steps, limits.max_proof_literals),
+        _scan_settled, min(limits.max_proof_steps, limits.max_proof_literals), max_bytes,
+        "proof")
+    code, line, token, value, kinds, offsets, lits = result
+    if code == _codes.SCAN_STOPPED:
+        # The steps read so far hold one step or literal too many: validation
+        # rejects them as it would the whole proof (steps, ranges, literals).
+        validate_arrays(*cnf, proof=(kinds, offsets, lits), limits=limits)
+    if code:
+        raise _error(code, line, token, value, name, "proof")
+    return kinds, offsets, lits
+
+
+def _read_model(path: _Path, limits: Limits, max_bytes: int) -> list[int]:
+    name = os.fspath(path)
+    most = limits.max_assignment_literals
+
+    def scan(data: Any) -> list[int] | DimacsError:
         try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise DimacsError(f"cannot decompress gzip data: {exc}", os.fspath(path)) from None
-    return data
+            return _model(data, name, most)
+        except DimacsError as exc:
+            return exc
+
+    def settled(result: list[int] | DimacsError) -> bool:
+        # An error on a line is the file's answer ("no literals" is only known at the end).
+        if isinstance(result, DimacsError):
+            return result.line is not None
+        return len(result) > most
+
+    result = _read_scanned(path, scan, settled, most, max_bytes, "model")
+    if isinstance(result, DimacsError):
+        raise result
+    check_size("max_assignment_literals", len(result), limits)
+    return cast("list[int]", result)
 
 
-def parse_files(cnf_path: str | os.PathLike[str], proof_path: str | os.PathLike[str] | None,
-                model_path: str | os.PathLike[str] | None) -> Parsed:
+def parse_files(cnf_path: _Path, proof_path: _Path | None, model_path: _Path | None,
+                limits: Limits | None = None, max_bytes: int | None = None) -> Parsed:
     """((num_vars, offsets, lits), proof arrays or None, model literals or None)
-    of the files; raises DimacsError or OSError."""
-    def name(path: str | os.PathLike[str] | None) -> str | None:
-        return None if path is None else os.fspath(path)
-    return _parse_texts(
-        read_file(cnf_path),
-        None if proof_path is None else read_file(proof_path),
-        None if model_path is None else read_file(model_path),
-        name(cnf_path), name(proof_path), name(model_path))
+    of the files, read within ``limits`` (None: the contract's).
+
+    Raises DimacsError (malformed text, or a file over its byte cap:
+    ``max_bytes``, or by default the cap ``_bounds`` derives from the limits),
+    OSError, or the CheckError of the first limit passed, where reading stopped.
+    """
+    limits = contract_limits(limits)
+
+    def cap(default: Callable[[Limits], int]) -> int:
+        return default(limits) if max_bytes is None else max_bytes
+
+    if (proof_path is None) == (model_path is None):
+        raise TypeError("give exactly one of proof_path and model_path")
+    cnf = _read_cnf(cnf_path, limits, cap(_bounds.cnf_bytes))
+    if model_path is not None:
+        return cnf, None, _read_model(model_path, limits, cap(_bounds.model_bytes))
+    assert proof_path is not None       # checked above; for type checkers
+    return cnf, _read_drup(proof_path, cnf, limits, cap(_bounds.proof_bytes)), None
 
 
 # -- checking from the arrays --------------------------------------------------
@@ -299,17 +451,21 @@ def run_dimacs(cnf_text: str | bytes,
                       progress)
 
 
-def run_files(cnf_path: str | os.PathLike[str], proof_path: str | os.PathLike[str] | None = None,
-              model_path: str | os.PathLike[str] | None = None, *, engine: EngineName = "auto",
-              limits: Limits | None = None, progress: Progress | None = None) -> Report:
+def run_files(cnf_path: _Path, proof_path: _Path | None = None,
+              model_path: _Path | None = None, *, engine: EngineName = "auto",
+              limits: Limits | None = None, progress: Progress | None = None,
+              max_bytes: int | None = None) -> Report:
     """run_dimacs() on files (gzip read transparently): return a Report.
 
     The way to check big proofs.  ``engine``, ``limits`` and ``progress`` are
-    as for ``run``.  Raises DimacsError on malformed text, OSError when a file
-    cannot be read and CheckError on a rejected request.
+    as for ``run``.  The files are read within the limits (see
+    ``parse_files``): reading stops at the first limit passed.  Raises
+    DimacsError on malformed text, OSError when a file cannot be read and
+    CheckError on a rejected request.
     """
     _check_texts(proof_path, model_path)
-    return run_parsed(parse_files(cnf_path, proof_path, model_path), engine, limits, progress)
+    parsed = parse_files(cnf_path, proof_path, model_path, limits, max_bytes)
+    return run_parsed(parsed, engine, limits, progress)
 
 
 def run_parsed(parsed: Parsed, engine: EngineName = "auto", limits: Limits | None = None,
