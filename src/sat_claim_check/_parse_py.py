@@ -55,6 +55,7 @@ from ._codes import (
 from ._codes import (
     SCAN_STOPPED as STOPPED,
 )
+from ._tokens import int32
 
 if TYPE_CHECKING:
     from ._types import CnfScan, DrupScan
@@ -71,19 +72,6 @@ def parse_cnf(data: bytes, max_vars: int = -1, max_clauses: int = -1,
 
 def parse_drup(data: bytes, max_steps: int = -1, max_lits: int = -1) -> DrupScan:
     return _scan(bytes(data), False, -1, max_steps, max_lits)
-
-
-def int32(token: bytes) -> int | None:
-    """The value of an integer token (``-?[0-9]+``, leading zeros allowed), or
-    None beyond 32 bits; a long token is never given to int() (Python refuses
-    long digit strings, and converts them in quadratic time)."""
-    digits = token.lstrip(b"-").lstrip(b"0")
-    if len(digits) > 10:
-        return None
-    value = int(digits) if digits else 0
-    if value > _INT32_MAX:
-        return None
-    return -value if token[:1] == b"-" else value
 
 
 def _header(toks: list[bytes]) -> tuple[int, int] | None:

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, Callable, Union, cast
 from . import _bounds, _codes
 from ._check import Report, checked_progress, contract_limits, run_validated
 from ._engine import resolve, scanner
-from ._parse_py import int32
+from ._tokens import int32
 from ._validate import check_size, proof_steps, validate_arrays
 from .limits import Limits
 
