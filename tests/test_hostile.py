@@ -9,8 +9,9 @@ armed, and so does every method of its metaclass.  A request with trapped
 nodes must give exactly the outcome of the same request built from plain
 objects, on both engines and on both converters and the plain walk.
 
-Literal limits are decided before literals are copied (tested in a
-subprocess with a capped address space, too).
+Literal limits are decided before literals are copied, and a request too big
+for the machine's memory (possible only above the contract's limits) is a
+clean limit_exceeded, tested in subprocesses with a capped address space.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from typing import Any
 import pytest
 
 import sat_claim_check as scc
-from sat_claim_check import _convert_py, _engine, _validate
+from sat_claim_check import _check, _convert_py, _engine, _validate
 
 # -- outcomes on every implementation ---------------------------------------------
 
@@ -553,6 +554,81 @@ def test_no_copy_in_a_capped_process() -> None:
     assert done.returncode == 0, done.stderr
     counts = json.loads(done.stdout)
     assert counts and set(counts) == {2_000_000_000}
+
+
+# -- memory at the ceilings --------------------------------------------------------
+
+HUGE = {"cnf": {"num_vars": 2**30 - 1, "clauses": [[1], [-1]]}, "claim": "unsat",
+        "proof": [{"add": []}]}
+
+
+def test_a_request_too_big_for_memory_is_limit_exceeded() -> None:
+    # Both engines allocate per variable: 2**30 variables do not fit in 1 GB.
+    done = run_capped(f"""
+        import json, sat_claim_check as scc
+        from sat_claim_check import _engine
+        request = {HUGE!r}
+        out = {{}}
+        engines = ["reference"] + (["compiled"] if _engine.compiled_available() else [])
+        for engine in engines:
+            try:
+                scc.run(request, engine=engine, limits=scc.Limits.unlimited())
+            except scc.CheckError as err:
+                out[engine] = err.to_dict()
+        small = dict(request, cnf={{"num_vars": 1, "clauses": [[1], [-1]]}})
+        out["small"] = scc.check(small)["valid"]
+        print(json.dumps(out))
+    """, 1024)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out.pop("small") is True
+    assert "reference" in out
+    for err in out.values():
+        assert {k: v for k, v in err.items() if k != "message"} == {
+            "error": "limit_exceeded", "field": "cnf", "path": "/cnf/num_vars",
+            "limit": "max_vars", "max": 2**30 - 1, "actual": 2**30 - 1}
+
+
+def test_the_command_line_reports_it_without_a_traceback(tmp_path: Any) -> None:
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(HUGE))
+    done = run_capped(f"""
+        import sys
+        from sat_claim_check.cli import main
+        sys.exit(main(["check", "--unlimited", {str(path)!r}]))
+    """, 1024)
+    assert done.returncode == 2, done.stderr
+    assert json.loads(done.stdout)["limit"] == "max_vars"
+    assert "Traceback" not in done.stderr
+
+
+def test_which_size_an_allocation_failure_names() -> None:
+    v = _validate.validate(HUGE, scc.Limits.unlimited())
+    assert _validate.out_of_memory(v, scc.Limits.unlimited()).limit == "max_vars"
+    # The size furthest above its contract value: 200 times max_proof_literals
+    # beats twice max_vars.
+    request = {"cnf": {"num_vars": 20000, "clauses": [[1], [-1]]}, "claim": "unsat",
+               "proof": [{"add": [1] * 10_000_000}]}
+    v = _validate.validate(request, scc.Limits.unlimited())
+    err = _validate.out_of_memory(v, scc.Limits.unlimited())
+    assert (err.limit, err.actual, err.path) == ("max_proof_literals", 10_000_000, "/proof")
+    # Within the contract's limits the request is not the cause: no error.
+    small = _validate.validate({"cnf": CNF2, "claim": "unsat", "proof": []}, scc.Limits())
+    assert _validate.out_of_memory(small, scc.Limits()) is None
+
+
+def test_a_memory_error_within_the_contract_limits_is_not_hidden() -> None:
+    class Kernel:
+        def __init__(self, *args: Any) -> None:
+            raise MemoryError("no memory at all")
+
+    v = _validate.validate({"cnf": CNF2, "claim": "unsat", "proof": []}, scc.Limits())
+    with pytest.raises(MemoryError):
+        _check.run_validated(v, "reference", SimpleNamespace(Kernel=Kernel), scc.Limits())
+    v = _validate.validate(HUGE, scc.Limits.unlimited())
+    with pytest.raises(scc.LimitExceeded):
+        _check.run_validated(v, "reference", SimpleNamespace(Kernel=Kernel),
+                             scc.Limits.unlimited())
 
 
 def test_an_ordered_dict_is_read_in_insertion_order() -> None:

@@ -1,9 +1,13 @@
 """check() and run(): validation, the engine, and output assembly."""
 
+from __future__ import annotations
+
+from typing import Any
+
 from ._engine import resolve
 from ._report import result, unsat_outcome
 from ._sat import check_sat
-from ._validate import validate
+from ._validate import Validated, out_of_memory, validate
 from .limits import CONTRACT_LIMITS, Limits
 
 __all__ = ["Report", "check", "run"]
@@ -55,8 +59,22 @@ def contract_limits(limits):
     return limits
 
 
-def run_validated(v, name, module, limits):
-    """Check a request that passed §2 (a Validated) with the engine module given."""
+def run_validated(v: Validated, name: str, module: Any, limits: Limits) -> Report:
+    """Check a request that passed §2 (a Validated) with the engine module given.
+
+    A request too big for this machine's memory (possible only above the
+    contract's limits) is rejected as limit_exceeded (``_validate.out_of_memory``).
+    """
+    try:
+        return _run(v, name, module, limits)
+    except MemoryError:
+        error = out_of_memory(v, limits)
+        if error is None:
+            raise
+    raise error
+
+
+def _run(v: Validated, name: str, module: Any, limits: Limits) -> Report:
     if v.claim == "sat":
         reason, discrepancy, clauses_checked = check_sat(v)
         return Report(result("sat", reason, discrepancy, clauses_checked, 0), 0, name)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ._codes import STEP_ADD, STEP_DELETE, STEP_KEYS, step_key
 from ._engine import converter
 from .errors import InvalidInput, LimitExceeded
+from .limits import CONTRACT_LIMITS
 
 if TYPE_CHECKING:
     from .limits import Limits
@@ -240,6 +241,39 @@ def size_error(limit: str, actual: int, limits: Limits) -> LimitExceeded:
     return LimitExceeded(field, path,
                          f"{what} ({number_text(actual)}) is over the limit of {maximum}",
                          limit=limit, max=maximum, actual=actual)
+
+
+def sizes(v: Any) -> list[tuple[str, int]]:
+    """The sizes of a request that passed §2, as (limit, size), in §2 order."""
+    out = [("max_vars", v.num_vars), ("max_clauses", len(v.clause_offsets) - 1),
+           ("max_total_literals", len(v.clause_lits))]
+    if v.assignment is not None:
+        out.append(("max_assignment_literals", len(v.assignment)))
+    if v.step_kinds is not None:
+        out += [("max_proof_steps", len(v.step_kinds)),
+                ("max_proof_literals", len(v.step_lits))]
+    return out
+
+
+def out_of_memory(v: Any, limits: Limits) -> LimitExceeded | None:
+    """The error for a request that passed §2 but could not be checked for
+    want of memory, or None when the request is within the contract's limits
+    (then the shortage is not the request's doing).
+
+    It names the size furthest above its contract value, as a multiple of it
+    (the first in §2 order on a tie): the size that made the checker allocate
+    the most.  ``max`` is the limit in force, so here ``actual <= max``.
+    """
+    ratio, name, actual = max(((size / getattr(CONTRACT_LIMITS, name), name, size)
+                               for name, size in sizes(v)), key=lambda t: t[0])
+    if ratio <= 1:
+        return None
+    field, path, what = SIZE_LIMITS[name]
+    maximum = getattr(limits, name)
+    return LimitExceeded(field, path,
+                         f"{what} ({number_text(actual)}) is within the limit of {maximum}, "
+                         f"but more than this machine could allocate memory for",
+                         limit=name, max=maximum, actual=actual)
 
 
 # -- literal arrays ------------------------------------------------------------
