@@ -16,7 +16,6 @@ import sys
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
-from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from ._codes import STEP_ADD, STEP_DELETE, STEP_KEYS, step_key
@@ -289,10 +288,11 @@ def flatten(items_list: Any, bound: int, zero_ok: bool, field: str,
     fast: Flat | None = _convert.flatten(items_list, bound, zero_ok, sys.maxsize)
     if fast is not None:
         return fast
-    lits = array("i")
+    offsets, lits = array("i", [0]), array("i")
     for i, items in enumerate(array_items(items_list)):
         _walk_literals(items, i, bound, zero_ok, field, path_of, what, lits)
-    return array("i", accumulate(map(array_length, array_items(items_list)), initial=0)), lits
+        offsets.append(len(lits))       # what was walked, whatever the lengths said
+    return offsets, lits
 
 
 def literal_array(items_list: Any, bound: int, zero_ok: bool, field: str,
