@@ -9,7 +9,7 @@ from ._engine import resolve
 from ._report import result, unsat_outcome
 from ._sat import check_sat
 from ._types import EngineName, KernelName, Progress, Result
-from ._validate import validate
+from ._validate import out_of_memory, validate
 from .limits import CONTRACT_LIMITS, Limits
 
 if TYPE_CHECKING:
@@ -120,7 +120,22 @@ def checked_progress(progress: Progress | None) -> Progress | None:
 def run_validated(v: Validated, name: KernelName, module: KernelModule,
                   limits: Limits, progress: Progress | None = None) -> Report:
     """Check a validated request (a Validated) with the engine module given;
-    ``progress`` as for run()."""
+    ``progress`` as for run().
+
+    A request too big for this machine's memory (possible only above the
+    contract's limits) is rejected as limit_exceeded (``_validate.out_of_memory``).
+    """
+    try:
+        return _run(v, name, module, limits, progress)
+    except MemoryError:
+        error = out_of_memory(v, limits)
+        if error is None:
+            raise
+    raise error
+
+
+def _run(v: Validated, name: KernelName, module: KernelModule, limits: Limits,
+         progress: Progress | None) -> Report:
     if v.claim == "sat":
         reason, discrepancy, clauses_checked = check_sat(v)
         return Report(result("sat", reason, discrepancy, clauses_checked, 0), 0, name)

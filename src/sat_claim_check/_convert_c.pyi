@@ -3,11 +3,15 @@
 from array import array
 from typing import Any
 
-def flatten(arrays: Any, bound: int, zero_ok: bool) -> tuple[array[int], array[int]] | None:
-    """(offsets, literals) as array('i') for a list of literal arrays, or None."""
+def flatten(arrays: Any, bound: int, zero_ok: bool,
+            max_total: int) -> tuple[array[int], array[int]] | int | None:
+    """(offsets, literals) as array('i') for a list of literal arrays, or None;
+    the literal count instead when it is over ``max_total``."""
 
-def flatten_steps(proof: Any, bound: int) -> tuple[array[int], array[int], array[int]] | None:
-    """(kinds, offsets, literals) for proof steps, or None."""
+def flatten_steps(proof: Any, bound: int,
+                  max_total: int) -> tuple[array[int], array[int], array[int]] | int | None:
+    """(kinds, offsets, literals) for proof steps, or None; the literal count
+    instead when it is over ``max_total``."""
 
 def mark_out_of_range(kinds: array[int], offsets: array[int], lits: array[int],
                       num_vars: int) -> None:

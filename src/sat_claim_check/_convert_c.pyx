@@ -3,8 +3,10 @@
 The compiled twin of ``_convert_py`` (same functions, same answers).
 ``flatten`` and ``flatten_steps`` are the fast paths of ``_validate``: they
 accept only the common case (plain lists or tuples of plain ints, all within
-range) and return ``None`` on anything else, so that the plain Python walk in
-``_validate`` finds the exact first error in document order.
+range; a subclass is not plain) and return ``None`` on anything else, so that
+the plain Python walk in ``_validate`` finds the exact first error in document
+order.  They count before they copy: over the caller's literal limit they
+only check, and return the count.
 """
 
 from cpython cimport array
@@ -14,6 +16,9 @@ from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from cpython.ref cimport PyObject
 
 import array as _array
+
+cdef extern from "Python.h":
+    const Py_ssize_t PY_SSIZE_T_MAX
 
 cdef array.array _INT_TEMPLATE = _array.array("i")
 # Offsets and literal counts are C ints: longer inputs take the Python path.
@@ -29,20 +34,56 @@ cdef inline Py_ssize_t _size(object seq) noexcept:
     return -1
 
 
-def flatten(object arrays, long bound, bint zero_ok):
+cdef Py_ssize_t _literals(object seq, long bound, bint zero_ok, int* out,
+                          Py_ssize_t room) noexcept:
+    """Check the literals of a plain list or tuple, copying them to ``out``
+    unless it is NULL; their count, or -1 when one is not a plain int with
+    ``|l| <= bound`` (and non-zero unless ``zero_ok``), or there are more than
+    ``room``."""
+    cdef bint is_list = type(seq) is list
+    cdef Py_ssize_t j, m = PyList_GET_SIZE(seq) if is_list else PyTuple_GET_SIZE(seq)
+    cdef PyObject* x
+    cdef long value
+    cdef int overflow
+    if m > room:
+        return -1
+    for j in range(m):
+        x = PyList_GET_ITEM(seq, j) if is_list else PyTuple_GET_ITEM(seq, j)
+        if type(<object>x) is not int:      # bool, float, subclasses: the walk
+            return -1
+        value = PyLong_AsLongAndOverflow(<object>x, &overflow)
+        if overflow or value < -bound or value > bound or (value == 0 and not zero_ok):
+            return -1
+        if out != NULL:
+            out[j] = <int>value
+    return m
+
+
+cdef object _count_if_plain(list arrays, long bound, bint zero_ok, Py_ssize_t total):
+    """``total`` when every literal of the plain lists or tuples ``arrays`` passes,
+    else None; nothing is copied, and an array given several times is read once."""
+    cdef dict distinct = {id(seq): seq for seq in arrays}
+    cdef object seq
+    for seq in distinct.values():
+        if _size(seq) < 0:              # the caller changed the lists meanwhile
+            return None
+        if _literals(seq, bound, zero_ok, NULL, PY_SSIZE_T_MAX) < 0:
+            return None
+    return total
+
+
+def flatten(object arrays, long bound, bint zero_ok, Py_ssize_t max_total):
     """(offsets, literals) as array('i') for a list of literal arrays, or None.
 
     None means "not the common case": an item that is not a plain list or
     tuple, a literal that is not a plain int, or one with ``|l| > bound`` (or
-    ``l == 0`` unless ``zero_ok``).
+    ``l == 0`` unless ``zero_ok``).  When the literal count is over
+    ``max_total``, nothing is copied: the count is returned instead, if every
+    literal passes (else None).
     """
     cdef Py_ssize_t n = _size(arrays)
-    cdef Py_ssize_t i, j, m, total = 0, pos = 0
+    cdef Py_ssize_t i, m, total = 0, pos = 0
     cdef object item
-    cdef PyObject* x
-    cdef long value
-    cdef int overflow
-    cdef bint is_list
     if n < 0:
         return None
     for i in range(n):
@@ -50,30 +91,25 @@ def flatten(object arrays, long bound, bint zero_ok):
         if m < 0:
             return None
         total += m
-        if total > _INT_MAX:
-            return None
+    if total > max_total:
+        return _count_if_plain(list(arrays), bound, zero_ok, total)
+    if total > _INT_MAX:
+        return None
     cdef array.array offsets = array.clone(_INT_TEMPLATE, n + 1, zero=False)
     cdef array.array lits = array.clone(_INT_TEMPLATE, total, zero=False)
     cdef int* out_offsets = offsets.data.as_ints
     cdef int* out_lits = lits.data.as_ints
+    if _size(arrays) != n:              # the caller changed the lists meanwhile
+        return None
     for i in range(n):
         item = arrays[i]
-        out_offsets[i] = <int>pos
-        is_list = type(item) is list
-        m = PyList_GET_SIZE(item) if is_list else PyTuple_GET_SIZE(item)
-        if pos + m > total:             # the caller changed the lists meanwhile
+        if _size(item) < 0:
             return None
-        for j in range(m):
-            x = PyList_GET_ITEM(item, j) if is_list else PyTuple_GET_ITEM(item, j)
-            if type(<object>x) is not int:      # bool, float and the rest: slow path
-                return None
-            value = PyLong_AsLongAndOverflow(<object>x, &overflow)
-            if overflow or value < -bound or value > bound:
-                return None
-            if value == 0 and not zero_ok:
-                return None
-            out_lits[pos] = <int>value
-            pos += 1
+        out_offsets[i] = <int>pos
+        m = _literals(item, bound, zero_ok, out_lits + pos, total - pos)
+        if m < 0:
+            return None
+        pos += m
     if pos != total:
         return None
     out_offsets[n] = <int>pos
@@ -95,75 +131,69 @@ cdef signed char _DELETE_OUT = STEP_DELETE_NO_MATCH
 cdef array.array _BYTE_TEMPLATE = _array.array("b")
 
 
-def flatten_steps(object proof, long bound):
+cdef object _step_value(object step):
+    """The value of a plain dict with one plain str key, "add" or "delete"
+    (a new reference), or None for any other step."""
+    cdef Py_ssize_t dict_pos = 0
+    cdef PyObject* key
+    cdef PyObject* value
+    if type(step) is not dict or PyDict_GET_SIZE(step) != 1:
+        return None
+    PyDict_Next(step, &dict_pos, &key, &value)
+    if type(<object>key) is not str:
+        return None
+    if not (<object>key == "add" or <object>key == "delete"):
+        return None
+    return <object>value
+
+
+def flatten_steps(object proof, long bound, Py_ssize_t max_total):
     """(kinds, offsets, literals) for proof steps, or None.
 
     The common case only: every step a plain dict with one key, "add" or
     "delete", holding a plain list or tuple of plain ints with ``|l| <= bound``.
     Kinds are STEP_ADD or STEP_DELETE (``mark_out_of_range`` classifies).
+    When the literal count is over ``max_total``, nothing is copied: the count
+    is returned instead, if every literal passes (else None).
     """
     cdef Py_ssize_t n = _size(proof)
-    cdef Py_ssize_t s, j, m, total = 0, pos = 0, dict_pos
-    cdef PyObject* key
-    cdef PyObject* value
-    cdef PyObject* x
-    cdef object step
-    cdef long lit
-    cdef int overflow
-    cdef bint is_list
+    cdef Py_ssize_t s, m, total = 0, pos = 0
+    cdef object step, value
     if n < 0:
         return None
     # Pass 1: shapes, and the total literal count.
     for s in range(n):
-        step = proof[s]
-        if type(step) is not dict or PyDict_GET_SIZE(step) != 1:
+        value = _step_value(proof[s])
+        if value is None:
             return None
-        dict_pos = 0
-        PyDict_Next(step, &dict_pos, &key, &value)
-        if type(<object>key) is not str:
-            return None
-        if not (<object>key == "add" or <object>key == "delete"):
-            return None
-        m = _size(<object>value)
+        m = _size(value)
         if m < 0:
             return None
         total += m
-        if total > _INT_MAX:
-            return None
+    if total > max_total:
+        return _count_if_plain([_step_value(step) for step in proof], bound, True, total)
+    if total > _INT_MAX:
+        return None
     cdef array.array kinds = array.clone(_BYTE_TEMPLATE, n, zero=False)
     cdef array.array offsets = array.clone(_INT_TEMPLATE, n + 1, zero=False)
     cdef array.array lits = array.clone(_INT_TEMPLATE, total, zero=False)
     cdef signed char* out_kinds = kinds.data.as_schars
     cdef int* out_offsets = offsets.data.as_ints
     cdef int* out_lits = lits.data.as_ints
+    if _size(proof) != n:               # the caller changed the proof meanwhile
+        return None
     # Pass 2: literals, checked and copied.
     for s in range(n):
         step = proof[s]
-        if type(step) is not dict or PyDict_GET_SIZE(step) != 1:
-            return None                 # the caller changed the proof meanwhile
-        dict_pos = 0
-        PyDict_Next(step, &dict_pos, &key, &value)
+        value = _step_value(step)
+        if value is None or _size(value) < 0:
+            return None
         out_offsets[s] = <int>pos
-        is_list = type(<object>value) is list
-        if not is_list and type(<object>value) is not tuple:
+        m = _literals(value, bound, True, out_lits + pos, total - pos)
+        if m < 0:
             return None
-        if is_list:
-            m = PyList_GET_SIZE(<object>value)
-        else:
-            m = PyTuple_GET_SIZE(<object>value)
-        if pos + m > total:
-            return None
-        for j in range(m):
-            x = (PyList_GET_ITEM(<object>value, j) if is_list
-                 else PyTuple_GET_ITEM(<object>value, j))
-            if type(<object>x) is not int:
-                return None
-            lit = PyLong_AsLongAndOverflow(<object>x, &overflow)
-            if overflow or lit < -bound or lit > bound:
-                return None
-            out_lits[pos] = <int>lit
-            pos += 1
-        out_kinds[s] = _ADD if <object>key == "add" else _DELETE
+        pos += m
+        out_kinds[s] = _ADD if "add" in <dict>step else _DELETE
     if pos != total:
         return None
     out_offsets[n] = <int>pos

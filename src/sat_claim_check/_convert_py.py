@@ -2,15 +2,18 @@
 
 The same functions with the same answers.  ``flatten`` and ``flatten_steps``
 accept only the common case (plain lists or tuples of plain ints, all within
-range) and return ``None`` on anything else, so that the plain walk in
-``_validate`` finds the exact first error in document order.
+range; a subclass is not plain) and return ``None`` on anything else, so that
+the plain Python walk in ``_validate`` finds the exact first error in document
+order.  Types are compared by identity (``is``), never hashed or compared with
+``==``: a class whose metaclass overrides those cannot pass for a plain one.
 """
 
 from __future__ import annotations
 
 from array import array
-from itertools import accumulate, chain
-from typing import Any
+from itertools import accumulate, chain, repeat
+from operator import is_
+from typing import TYPE_CHECKING, Any
 
 from ._codes import STEP_ADD, STEP_ADD_OUT_OF_RANGE, STEP_DELETE, STEP_DELETE_NO_MATCH
 
@@ -18,13 +21,53 @@ __all__ = ["flatten", "flatten_steps", "mark_out_of_range", "unique_keys"]
 
 _STEP_KINDS = {"add": STEP_ADD, "delete": STEP_DELETE}
 
+if TYPE_CHECKING:
+    Flat = tuple[array[int], array[int]]            # (offsets, literals)
+    Steps = tuple[array[int], array[int], array[int]]   # (kinds, offsets, literals)
 
-def flatten(arrays: Any, bound: int, zero_ok: bool) -> tuple[array[int], array[int]] | None:
-    """(offsets, literals) as array('i') for a list of literal arrays, or None."""
-    if type(arrays) not in (list, tuple) or not set(map(type, arrays)) <= {list, tuple}:
+_INT_MAX = 2**31 - 1
+
+
+def _all_are(objects: Any, cls: type) -> bool:
+    """Every object's type is exactly ``cls``."""
+    return all(map(is_, map(type, objects), repeat(cls)))
+
+
+def _plain_arrays(arrays: Any) -> bool:
+    """Every item is a plain list or tuple."""
+    return _all_are(arrays, list) or all(type(a) is list or type(a) is tuple for a in arrays)
+
+
+def _literals_pass(arrays: list[list[Any] | tuple[Any, ...]], bound: int,
+                   zero_ok: bool) -> bool:
+    """Every literal of the plain arrays is a plain int with ``|l| <= bound``
+    (and non-zero unless ``zero_ok``); nothing is copied, and an array given
+    several times is read once."""
+    distinct = list({id(a): a for a in arrays}.values())
+    literals = chain.from_iterable
+    if not _all_are(literals(distinct), int):
+        return False
+    if not any(distinct):           # no literal at all
+        return True
+    return (-bound <= min(literals(distinct)) and max(literals(distinct)) <= bound
+            and (zero_ok or not any(0 in a for a in distinct)))
+
+
+def flatten(arrays: Any, bound: int, zero_ok: bool, max_total: int) -> Flat | int | None:
+    """(offsets, literals) as array('i') for a list of literal arrays, or None.
+
+    When the literal count is over ``max_total``, nothing is copied: the
+    count is returned instead, if every literal passes (else None).
+    """
+    if (type(arrays) is not list and type(arrays) is not tuple) or not _plain_arrays(arrays):
+        return None
+    total = sum(map(len, arrays))
+    if total > max_total:
+        return total if _literals_pass(list(arrays), bound, zero_ok) else None
+    if total > _INT_MAX:        # offsets are C ints: the Python walk says why
         return None
     flat = list(chain.from_iterable(arrays))
-    if not set(map(type, flat)) <= {int}:
+    if not _all_are(flat, int):
         return None
     if flat and not (-bound <= min(flat) and max(flat) <= bound
                      and (zero_ok or 0 not in flat)):
@@ -32,20 +75,21 @@ def flatten(arrays: Any, bound: int, zero_ok: bool) -> tuple[array[int], array[i
     return array("i", accumulate(map(len, arrays), initial=0)), array("i", flat)
 
 
-def flatten_steps(proof: Any, bound: int) -> tuple[array[int], array[int], array[int]] | None:
+def flatten_steps(proof: Any, bound: int, max_total: int) -> Steps | int | None:
     """(kinds, offsets, literals) for proof steps, or None (see ``_convert_c``)."""
-    if type(proof) not in (list, tuple):
+    if type(proof) is not list and type(proof) is not tuple:
         return None
-    if not set(map(type, proof)) <= {dict} or not set(map(len, proof)) <= {1}:
+    if not _all_are(proof, dict) or not set(map(len, proof)) <= {1}:
         return None
     keys = list(map(next, map(iter, proof)))
-    if not set(map(type, keys)) <= {str} or not set(keys) <= _STEP_KINDS.keys():
+    if not _all_are(keys, str) or not set(keys) <= _STEP_KINDS.keys():
         return None
     values = list(chain.from_iterable(map(dict.values, proof)))
-    flat = flatten(values, bound, True)
-    if flat is None:
-        return None
-    return array("b", map(_STEP_KINDS.__getitem__, keys)), *flat
+    flat = flatten(values, bound, True, max_total)
+    if flat is None or isinstance(flat, int):
+        return flat
+    offsets, lits = flat
+    return array("b", map(_STEP_KINDS.__getitem__, keys)), offsets, lits
 
 
 def mark_out_of_range(kinds: array[int], offsets: array[int], lits: array[int],

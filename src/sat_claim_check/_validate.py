@@ -6,23 +6,32 @@ Only the first error is reported.  The common case (every literal a plain
 ``int`` within range) is checked with C-level builtins over whole arrays; as
 soon as that fast path sees anything unusual, a plain walk in document order
 finds the exact first error, or normalizes integral floats (``3.0`` is 3).
+
+Subclasses of the JSON types are read through their base type's methods, so
+that nothing they override changes what is checked.  Literal counts are
+decided from lengths before any literal is copied.
 """
 
 from __future__ import annotations
 
+import sys
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Sequence, Sized
-from itertools import accumulate
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ._codes import STEP_ADD, STEP_DELETE, STEP_KEYS, step_key
 from ._engine import converter
 from ._jsontext import LongInteger
 from .errors import InvalidInput, LimitExceeded
+from .limits import CONTRACT_LIMITS
 
 if TYPE_CHECKING:
     from .limits import Limits
+
+    Flat = tuple[array[int], array[int]]            # (offsets, literals)
+    Steps = tuple[array[int], array[int], array[int]]   # (kinds, offsets, literals)
+    PathOf = Callable[[int, int], str]              # (array, item) -> JSON Pointer
 
 __all__ = ["Validated", "proof_steps", "request_step", "validate", "validate_arrays"]
 
@@ -92,33 +101,65 @@ def proof_steps(kinds: array[int], offsets: array[int],
 
 
 # -- JSON Schema types in Python form (SPEC §2, last paragraph) ----------------
+#
+# A subclass of list, tuple, dict, str, int or float is read as its base type,
+# through the base type's own methods (list.__len__, list.__iter__, dict.items,
+# str.__str__, int.__index__, float.__float__): nothing it overrides changes
+# what is checked, and none of its methods runs.  Types are tested with ``is``
+# and issubclass(type(x), ...), never with isinstance (which believes a
+# ``__class__`` attribute) nor by hashing or comparing them (a metaclass can
+# override both).  Plain objects, the common case, are used as they are.
 
-def is_array(x: object) -> bool:
-    return isinstance(x, (list, tuple))
+_class_name = type.__dict__["__name__"].__get__      # type's own, not a metaclass's
 
 
-def is_object(x: object) -> bool:
-    return isinstance(x, dict)
+def is_array(x: Any) -> bool:
+    return issubclass(type(x), (list, tuple))
 
 
-def as_integer(x: object) -> int | None:
+def is_object(x: Any) -> bool:
+    return issubclass(type(x), dict)
+
+
+def array_length(x: Any) -> int:
+    """The length of an array as its base type holds it; -1 for a non-array."""
+    cls = type(x)
+    if cls is list or issubclass(cls, list):
+        return list.__len__(x)
+    if cls is tuple or issubclass(cls, tuple):
+        return tuple.__len__(x)
+    return -1
+
+
+def array_items(x: Any) -> Iterator[Any]:
+    """The items of an array, read through its base type (nothing is copied)."""
+    return list.__iter__(x) if issubclass(type(x), list) else tuple.__iter__(x)
+
+
+def as_integer(x: Any) -> int | None:
     """The int value of a JSON Schema integer, or None (bools, NaN, fractions...).
 
     A LongInteger stays one: it is its own value (see ``_jsontext``).
     """
-    if isinstance(x, bool):
+    cls = type(x)
+    if cls is int:
+        plain: int = x
+        return plain
+    if cls is bool:
         return None
-    if isinstance(x, LongInteger):
-        return x
-    if isinstance(x, int):
-        return int(x)
-    if isinstance(x, float) and x.is_integer():    # False for NaN and infinities
-        return int(x)
+    if cls is LongInteger:      # a JSON integer too long to convert: its own value
+        long: LongInteger = x
+        return long
+    if issubclass(cls, int):
+        return int.__index__(x)
+    if issubclass(cls, float):
+        value = float.__float__(x)
+        return int(value) if value.is_integer() else None     # False for NaN, infinities
     return None
 
 
 def pointer(*parts: str | int) -> str:
-    """A JSON Pointer (RFC 6901) from path segments."""
+    """A JSON Pointer (RFC 6901) from path segments (plain str and int)."""
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
@@ -142,44 +183,75 @@ def _digit_count(v: int) -> int:
     return d + 1
 
 
-def type_name(x: object) -> str:
+def type_name(x: Any) -> str:
+    """What ``x`` is, for a message (read as ``as_integer`` reads it)."""
+    cls = type(x)
     if x is None:
         return "null"
-    if isinstance(x, bool):
+    if cls is bool:
         return "a boolean"
-    if isinstance(x, (int, float)):
-        return f"the number {number_text(x) if isinstance(x, int) else repr(x)}"
-    if isinstance(x, str):
+    if cls is LongInteger:
+        return f"the number {number_text(x)}"
+    if issubclass(cls, int):
+        return f"the number {number_text(int.__index__(x))}"
+    if issubclass(cls, float):
+        return f"the number {float.__repr__(x)}"
+    if issubclass(cls, str):
         return "a string"
     if is_array(x):
         return "an array"
     if is_object(x):
         return "an object"
-    return f"a {type(x).__name__}"
+    return f"a {str.__str__(_class_name(cls))}"
 
 
-def check_keys(obj: dict[Any, Any], allowed: Sequence[str], required: Sequence[str],
-               field: str, path: tuple[str | int, ...], *, exactly_one: bool = False) -> None:
-    """Unknown keys in the object's own order, then missing keys in listed order.
+def read_object(obj: Any, allowed: tuple[str, ...], required: tuple[str, ...],
+                field: str | None, path: tuple[str | int, ...], *,
+                exactly_one: bool = False) -> dict[str, Any]:
+    """``obj`` as a plain dict with plain str keys, after the checks of its key set.
 
-    A dict with a key that is not a str is not a JSON object at all.
+    In order: a key that is not a string (a dict with one is not a JSON object
+    at all); then, in the object's own order, the first key that is unknown or
+    repeats an earlier one (only str subclasses with their own ``__hash__`` or
+    ``__eq__`` can repeat); then missing keys in listed order, or, with
+    ``exactly_one``, a key count other than one.  ``field`` None is the request
+    itself: its key errors name the key as the field.
     """
-    if not all(isinstance(key, str) for key in obj):
-        raise InvalidInput(field, pointer(*path), "object keys must be strings")
-    for key in obj:
-        if key not in allowed:
-            raise InvalidInput(field, pointer(*path, key),
-                               f"unknown key {key!r}; allowed: {', '.join(allowed)}")
+    if type(obj) is dict and all(type(key) is str for key in obj):
+        plain = obj
+        for key in obj:
+            if key not in allowed:
+                raise _unknown_key(key, allowed, field, path)
+    else:
+        items = list(dict.items(obj))
+        if not all(issubclass(type(key), str) for key, _ in items):
+            raise InvalidInput(field, pointer(*path), "object keys must be strings")
+        plain = {}
+        for key, value in items:
+            key = str.__str__(key)
+            if key in plain:
+                raise InvalidInput(key if field is None else field, pointer(*path, key),
+                                   f"key {key!r} is repeated in the object")
+            if key not in allowed:
+                raise _unknown_key(key, allowed, field, path)
+            plain[key] = value
     if exactly_one:
-        if len(obj) != 1:
+        if len(plain) != 1:
             raise InvalidInput(field, pointer(*path),
                                f"a proof step must have exactly one key, add or delete; "
-                               f"got {len(obj)}")
-        return
+                               f"got {len(plain)}")
+        return plain
     for key in required:
-        if key not in obj:
-            raise InvalidInput(field, pointer(*path, key),
+        if key not in plain:
+            raise InvalidInput(key if field is None else field, pointer(*path, key),
                                f"missing required key {key!r}")
+    return plain
+
+
+def _unknown_key(key: str, allowed: tuple[str, ...], field: str | None,
+                 path: tuple[str | int, ...]) -> InvalidInput:
+    return InvalidInput(key if field is None else field, pointer(*path, key),
+                        f"unknown key {key!r}; allowed: {', '.join(allowed)}")
 
 
 # -- size limits and step kinds (shared with the DIMACS front door) ------------
@@ -198,86 +270,135 @@ SIZE_LIMITS = {
 
 def check_size(limit: str, actual: int, limits: Limits) -> None:
     """Raise limit_exceeded when ``actual`` is over ``limits.<limit>``."""
+    if actual > getattr(limits, limit):
+        raise size_error(limit, actual, limits)
+
+
+def size_error(limit: str, actual: int, limits: Limits) -> LimitExceeded:
+    """The limit_exceeded error for ``actual``, over ``limits.<limit>``."""
     maximum = getattr(limits, limit)
-    if actual > maximum:
-        field, path, what = SIZE_LIMITS[limit]
-        raise LimitExceeded(field, path,
-                            f"{what} ({number_text(actual)}) is over the limit of {maximum}",
-                            limit=limit, max=maximum, actual=actual)
+    field, path, what = SIZE_LIMITS[limit]
+    return LimitExceeded(field, path,
+                         f"{what} ({number_text(actual)}) is over the limit of {maximum}",
+                         limit=limit, max=maximum, actual=actual)
+
+
+def sizes(v: Any) -> list[tuple[str, int]]:
+    """The sizes of a request that passed §2, as (limit, size), in §2 order."""
+    out = [("max_vars", v.num_vars), ("max_clauses", len(v.clause_offsets) - 1),
+           ("max_total_literals", len(v.clause_lits))]
+    if v.assignment is not None:
+        out.append(("max_assignment_literals", len(v.assignment)))
+    if v.step_kinds is not None:
+        out += [("max_proof_steps", len(v.step_kinds)),
+                ("max_proof_literals", len(v.step_lits))]
+    return out
+
+
+def out_of_memory(v: Any, limits: Limits) -> LimitExceeded | None:
+    """The error for a request that passed §2 but could not be checked for
+    want of memory, or None when the request is within the contract's limits
+    (then the shortage is not the request's doing).
+
+    It names the size furthest above its contract value, as a multiple of it
+    (the first in §2 order on a tie): the size that made the checker allocate
+    the most.  ``max`` is the limit in force, so here ``actual <= max``.
+    """
+    ratio, name, actual = max(((size / getattr(CONTRACT_LIMITS, name), name, size)
+                               for name, size in sizes(v)), key=lambda t: t[0])
+    if ratio <= 1:
+        return None
+    field, path, what = SIZE_LIMITS[name]
+    maximum = getattr(limits, name)
+    return LimitExceeded(field, path,
+                         f"{what} ({number_text(actual)}) is within the limit of {maximum}, "
+                         f"but more than this machine could allocate memory for",
+                         limit=name, max=maximum, actual=actual)
 
 
 # -- literal arrays ------------------------------------------------------------
 
 def flatten(items_list: Any, bound: int, zero_ok: bool, field: str,
-            path_of: Callable[[int, int], str], what: str) -> tuple[array[int], array[int]]:
+            path_of: PathOf, what: str) -> Flat:
     """Validate the literals of several arrays; return (offsets, literals) as array('i').
 
     Every literal must be an integer with ``|l| <= bound`` (and non-zero unless
-    ``zero_ok``); ``path_of(i, j)`` names item j of array i for errors.
+    ``zero_ok``); ``path_of(i, j)`` names item j of array i for errors.  The
+    caller has checked the literal count against its limit.
     """
-    fast = _convert.flatten(items_list, bound, zero_ok)
-    if fast is not None:
+    fast = _convert.flatten(items_list, bound, zero_ok, sys.maxsize)
+    if fast is not None and not isinstance(fast, int):     # no count: sys.maxsize is no limit
         return fast
-    return offsets_of(items_list), _literal_array_slow(
-        items_list, bound, zero_ok, field, path_of, what)
+    offsets, lits = array("i", [0]), array("i")
+    for i, items in enumerate(array_items(items_list)):
+        _walk_literals(items, i, bound, zero_ok, field, path_of, what, lits)
+        offsets.append(len(lits))       # what was walked, whatever the lengths said
+    return offsets, lits
 
 
 def literal_array(items_list: Any, bound: int, zero_ok: bool, field: str,
-                  path_of: Callable[[int, int], str], what: str) -> array[int]:
+                  path_of: PathOf, what: str) -> array[int]:
     """The literals of ``flatten`` alone."""
     return flatten(items_list, bound, zero_ok, field, path_of, what)[1]
 
 
-def _literal_array_slow(items_list: Iterable[Iterable[object]], bound: int, zero_ok: bool,
-                        field: str, path_of: Callable[[int, int], str], what: str) -> array[int]:
-    lits = array("i")
+def check_literals(items_list: Any, bound: int, zero_ok: bool, field: str,
+                   path_of: PathOf, what: str) -> None:
+    """``flatten``'s checks with nothing copied (for arrays over a literal limit).
+
+    Raises the first error in document order; an array given several times
+    is read once.
+    """
+    if _convert.flatten(items_list, bound, zero_ok, -1) is not None:
+        return
+    seen: set[int] = set()
+    for i, items in enumerate(array_items(items_list)):
+        if id(items) not in seen:
+            seen.add(id(items))
+            if _convert.flatten((items,), bound, zero_ok, -1) is None:
+                _walk_literals(items, i, bound, zero_ok, field, path_of, what, None)
+
+
+def _walk_literals(items: Any, i: int, bound: int, zero_ok: bool, field: str,
+                   path_of: PathOf, what: str, out: array[int] | None) -> None:
+    """Check array ``i``'s literals in order, appending them to ``out`` (if given)."""
     low = 0 if zero_ok else 1
-    for i, items in enumerate(items_list):
-        for j, x in enumerate(items):
-            v = as_integer(x)
-            if v is None:
-                raise InvalidInput(field, path_of(i, j),
-                                   f"{what} must be an integer, got {type_name(x)}")
-            if not low <= abs(v) <= bound:
-                raise InvalidInput(field, path_of(i, j),
-                                   f"{what} {number_text(v)} is out of range: "
-                                   f"|l| must be in {low}..{bound}")
-            lits.append(v)
-    return lits
-
-
-def offsets_of(arrays: Iterable[Sized]) -> array[int]:
-    return array("i", accumulate(map(len, arrays), initial=0))
+    for j, x in enumerate(array_items(items)):
+        v = as_integer(x)
+        if v is None:
+            raise InvalidInput(field, path_of(i, j),
+                               f"{what} must be an integer, got {type_name(x)}")
+        if not low <= abs(v) <= bound:
+            raise InvalidInput(field, path_of(i, j),
+                               f"{what} {number_text(v)} is out of range: "
+                               f"|l| must be in {low}..{bound}")
+        if out is not None:
+            out.append(v)
 
 
 # -- the fields, in order ------------------------------------------------------
 
-def validate(request: Any, limits: Limits) -> Validated:
+def validate(request: object, limits: Limits) -> Validated:
     """Check ``request`` (any value) in the order of docs/semantics.md,
     "Validation order"; return a Validated or raise CheckError."""
     if not is_object(request):
         raise InvalidInput(None, "", f"the request must be an object, got {type_name(request)}")
-    if not all(isinstance(key, str) for key in request):
-        raise InvalidInput(None, "", "object keys must be strings")
-    for key in request:
-        if key not in REQUEST_KEYS:
-            raise InvalidInput(key, pointer(key),
-                               f"unknown key {key!r}; allowed: {', '.join(REQUEST_KEYS)}")
+    request = read_object(request, REQUEST_KEYS, (), None, ())
 
     if "cnf" not in request:
         raise InvalidInput("cnf", "/cnf", "missing required field 'cnf'")
     num_vars, clauses = _cnf(request["cnf"], limits)
-    clause_offsets, clause_lits = flatten(
-        clauses, num_vars, False, "cnf",
-        lambda i, j: pointer("cnf", "clauses", i, j), "a CNF literal")
+    clause_offsets, clause_lits = _cnf_literals(clauses, num_vars, limits)
 
     if "claim" not in request:
         raise InvalidInput("claim", "/claim", "missing required field 'claim'")
     claim = request["claim"]
-    if not isinstance(claim, str) or claim not in CLAIMS:
+    if issubclass(type(claim), str):
+        claim = str.__str__(claim)
+    if type(claim) is not str or claim not in CLAIMS:
         raise InvalidInput("claim", "/claim",
                            f"claim must be \"sat\" or \"unsat\", got {type_name(claim)}"
-                           + (f" {claim!r}" if isinstance(claim, str) else ""))
+                           + (f" {claim!r}" if type(claim) is str else ""))
     out = Validated(claim, num_vars, clause_offsets, clause_lits)
 
     if claim == "sat":
@@ -344,10 +465,12 @@ def _attach_proof(out: Validated, kinds: array[int], offsets: array[int], lits: 
     out.step_lits = lits
 
 
-def _cnf(cnf: Any, limits: Limits) -> tuple[int, Any]:
+def _cnf(cnf: object, limits: Limits) -> tuple[int, Any]:
+    """(num_vars, clauses), or the first error of the cnf's validation before the
+    clauses' items."""
     if not is_object(cnf):
         raise InvalidInput("cnf", "/cnf", f"cnf must be an object, got {type_name(cnf)}")
-    check_keys(cnf, CNF_KEYS, CNF_KEYS, "cnf", ("cnf",))
+    cnf = read_object(cnf, CNF_KEYS, CNF_KEYS, "cnf", ("cnf",))
 
     raw = cnf["num_vars"]
     num_vars = as_integer(raw)
@@ -360,43 +483,78 @@ def _cnf(cnf: Any, limits: Limits) -> tuple[int, Any]:
     check_size("max_vars", num_vars, limits)
 
     clauses = cnf["clauses"]
-    if not is_array(clauses):
+    length = array_length(clauses)
+    if length < 0:
         raise InvalidInput("cnf", "/cnf/clauses",
                            f"clauses must be an array, got {type_name(clauses)}")
-    check_size("max_clauses", len(clauses), limits)
-    if not set(map(type, clauses)) <= {list, tuple}:
-        for k, clause in enumerate(clauses):
-            if not is_array(clause):
-                raise InvalidInput("cnf", pointer("cnf", "clauses", k),
-                                   f"a clause must be an array, got {type_name(clause)}")
-    check_size("max_total_literals", sum(map(len, clauses)), limits)
+    check_size("max_clauses", length, limits)
     return num_vars, clauses
 
 
-def _assignment(assignment: Any, limits: Limits) -> array[int]:
-    if not is_array(assignment):
+def _cnf_literals(clauses: Any, num_vars: int, limits: Limits) -> Flat:
+    """(offsets, literals) of the clauses, or the first error: a clause that is
+    not an array, then the literal count (before any literal is read), then a
+    literal, in document order."""
+    fast: Flat | int | None = _convert.flatten(clauses, num_vars, False,
+                                               limits.max_total_literals)
+    if isinstance(fast, int):           # plain arrays, but over the limit
+        raise size_error("max_total_literals", fast, limits)
+    if fast is not None:
+        return fast
+    total = 0
+    for k, clause in enumerate(array_items(clauses)):
+        length = array_length(clause)
+        if length < 0:
+            raise InvalidInput("cnf", pointer("cnf", "clauses", k),
+                               f"a clause must be an array, got {type_name(clause)}")
+        total += length
+    check_size("max_total_literals", total, limits)
+    return flatten(clauses, num_vars, False, "cnf",
+                   lambda i, j: pointer("cnf", "clauses", i, j), "a CNF literal")
+
+
+def _assignment(assignment: object, limits: Limits) -> array[int]:
+    length = array_length(assignment)
+    if length < 0:
         raise InvalidInput("assignment", "/assignment",
                            f"assignment must be an array, got {type_name(assignment)}")
-    check_size("max_assignment_literals", len(assignment), limits)
+    check_size("max_assignment_literals", length, limits)
     return literal_array((assignment,), limits.max_vars, True, "assignment",
                          lambda i, j: pointer("assignment", j), "an assignment literal")
 
 
-def _proof(proof: Any, limits: Limits) -> tuple[array[int], array[int], array[int]]:
-    """(kinds, offsets, literals) of the proof, or the first error of the proof's
-    validation before the literal count."""
-    if not is_array(proof):
+def _proof(proof: object, limits: Limits) -> Steps:
+    """(kinds, offsets, literals) of the proof, or the first error of §2 step 4
+    (the literal count is decided before any literal is copied)."""
+    length = array_length(proof)
+    if length < 0:
         raise InvalidInput("proof", "/proof", f"proof must be an array, got {type_name(proof)}")
-    check_size("max_proof_steps", len(proof), limits)
-    return _convert.flatten_steps(proof, limits.max_vars) or _steps(proof, limits)
+    check_size("max_proof_steps", length, limits)
+    fast: Steps | int | None = _convert.flatten_steps(proof, limits.max_vars,
+                                                      limits.max_proof_literals)
+    if fast is None:
+        return _steps(proof, limits)
+    if isinstance(fast, int):           # every step well formed, but over the limit
+        raise size_error("max_proof_literals", fast, limits)
+    return fast
 
 
-def _steps(proof: Any, limits: Limits) -> tuple[array[int], array[int], array[int]]:
+def _steps(proof: Any, limits: Limits) -> Steps:
     """(kinds, offsets, literals) of the steps, or the first error in document order."""
     is_add, values, shape_error = _step_shapes(proof)
-    offsets, lits = flatten(values, limits.max_vars, True, "proof",
-                            lambda i, j: pointer("proof", i, "add" if is_add[i] else "delete", j),
-                            "a proof literal")
+
+    def path_of(i: int, j: int) -> str:
+        return pointer("proof", i, "add" if is_add[i] else "delete", j)
+
+    total = sum(map(array_length, values))
+    if total > limits.max_proof_literals:
+        # Over the limit: check without copying.  The first bad literal, then
+        # a shape error after it, comes before the count.
+        check_literals(values, limits.max_vars, True, "proof", path_of, "a proof literal")
+        if shape_error is not None:
+            raise shape_error
+        check_size("max_proof_literals", total, limits)
+    offsets, lits = flatten(values, limits.max_vars, True, "proof", path_of, "a proof literal")
     if shape_error is not None:
         raise shape_error
     return array("b", [STEP_ADD if add else STEP_DELETE for add in is_add]), offsets, lits
@@ -410,7 +568,7 @@ def _step_shapes(proof: Any) -> tuple[list[bool], list[Any], InvalidInput | None
     """
     is_add: list[bool] = []
     values: list[Any] = []
-    for s, step in enumerate(proof):
+    for s, step in enumerate(array_items(proof)):
         try:
             key, value = _step_shape(step, s)
         except InvalidInput as exc:
@@ -420,11 +578,12 @@ def _step_shapes(proof: Any) -> tuple[list[bool], list[Any], InvalidInput | None
     return is_add, values, None
 
 
-def _step_shape(step: Any, s: int) -> tuple[str, Any]:
+def _step_shape(step: object, s: int) -> tuple[str, Any]:
     if not is_object(step):
         raise InvalidInput("proof", pointer("proof", s),
                            f"a proof step must be an object, got {type_name(step)}")
-    check_keys(step, STEP_KEYS, (), "proof", ("proof", s), exactly_one=True)
+    step = read_object(step, STEP_KEYS, (), "proof", ("proof", s),
+                       exactly_one=True)
     (key, value), = step.items()
     if not is_array(value):
         raise InvalidInput("proof", pointer("proof", s, key),
