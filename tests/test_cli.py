@@ -301,13 +301,14 @@ def test_version_names_the_implementation_of_each_part():
     assert out.returncode == 0
     # cli() runs without SAT_CLAIM_CHECK_NO_EXTENSIONS: what it finds depends on the build.
     name = "compiled" if importlib.util.find_spec("sat_claim_check._engine_c") else "reference"
-    parts = f"kernel: {name}, converter: {name}, scanner: {name}"
+    parts = f"kernel: {name}, converter: {name}, scanner: {name}, json reader: {name}"
     assert out.stdout.decode().startswith(f"sat-claim-check {scc.__version__} ({parts}; ")
     env = dict(os.environ, SAT_CLAIM_CHECK_NO_EXTENSIONS="1")
     out = subprocess.run(check=False, args=[sys.executable, "-m", "sat_claim_check", "--version"],
                          capture_output=True, env=env, timeout=60)
     assert out.returncode == 0
-    assert b"(kernel: reference, converter: reference, scanner: reference; " in out.stdout
+    assert (b"(kernel: reference, converter: reference, scanner: reference, "
+            b"json reader: reference; ") in out.stdout
 
 
 @pytest.mark.parametrize("args", [["--help"], ["check", "--help"], ["schema", "--help"]])
