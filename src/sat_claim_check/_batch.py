@@ -13,9 +13,10 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TYPE_CHECKING, TypeVar
 
-from ._check import run
+from ._check import run_validated
 from ._codes import EXIT_NOT_VALID, EXIT_REJECTED, EXIT_VALID
-from ._jsontext import dumps, loads
+from ._engine import resolve
+from ._jsontext import dumps, validated_from_text
 from .errors import CheckError, InvalidInput
 
 if TYPE_CHECKING:
@@ -45,7 +46,8 @@ def check_lines(engine: EngineName, limits: Limits,
             if not line.strip():
                 raise InvalidInput(None, "", "blank line: every line must hold one "
                                    "JSON request")
-            result = run(loads(line), engine=engine, limits=limits).result
+            v = validated_from_text(line, limits)
+            result = run_validated(v, *resolve(engine), limits).result
         except CheckError as err:
             error = err.to_dict()
             error["line"] = number

@@ -1,6 +1,8 @@
 """JSON text in and out: strict RFC 8259 reading, one compact line writing.
 
 docs/semantics.md says what is read ("JSON text") and written ("Output bytes").
+``validated_from_text`` is the way in for a request's text: every entry point
+that reads JSON text calls it.
 """
 
 from __future__ import annotations
@@ -9,12 +11,16 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from ._engine import converter
+from ._engine import converter, request_reader
+from ._validate import Validated, validate
 from .errors import InvalidInput
 
-__all__ = ["dumps", "loads"]
+if TYPE_CHECKING:
+    from .limits import Limits
+
+__all__ = ["dumps", "loads", "validated_from_text"]
 
 _BOM = "\ufeff"
 
@@ -64,6 +70,38 @@ def loads(data: bytes | bytearray | str) -> Any:
         raise InvalidInput(None, "", "the JSON text is nested too deeply") from None
     except ValueError as exc:        # json.JSONDecodeError is a ValueError
         raise InvalidInput(None, "", f"malformed JSON: {exc}") from None
+
+
+# The compiled reader of the common case, or the pure twin that declines all.
+_read_request = request_reader().read_request
+
+
+def validated_from_text(data: bytes | bytearray | str, limits: Limits) -> Validated:
+    """One request's JSON text, read and validated: a Validated, or CheckError.
+
+    Always the answer of ``validate(loads(data), limits)``.  The compiled reader
+    (``_request_c``) reads the common case straight into the arrays, without
+    the GIL; it declines anything else (an error, an escape, ``3.0``...), and
+    the exact path reads the text then.
+    """
+    raw: bytes | bytearray | None
+    if isinstance(data, str):
+        try:
+            raw = data.encode("utf-8")
+        except UnicodeEncodeError:          # a lone surrogate: the exact path says so
+            raw = None
+    else:
+        raw = data
+    arrays = None if raw is None else _read_request(raw, limits)
+    if arrays is None:
+        return validate(loads(data), limits)
+    claim, num_vars, clause_offsets, clause_lits, assignment, kinds, offsets, lits = arrays
+    out = Validated(claim, num_vars, clause_offsets, clause_lits)
+    out.assignment = assignment
+    out.step_kinds = kinds
+    out.step_offsets = offsets
+    out.step_lits = lits
+    return out
 
 
 def dumps(obj: object, pretty: bool = False) -> str:

@@ -20,11 +20,11 @@ from typing import IO, TYPE_CHECKING, Any, cast
 
 from . import __version__
 from ._batch import Progress, run_batch
-from ._check import run
+from ._check import run_validated
 from ._codes import EXIT_INTERRUPTED, EXIT_NOT_VALID, EXIT_REJECTED, EXIT_VALID
 from ._engine import ENGINES, implementations, resolve
 from ._explain import explain_lines
-from ._jsontext import dumps, loads
+from ._jsontext import dumps, validated_from_text
 from ._validate import request_step
 from .dimacs import DimacsError, parse_files, request_from_files, run_parsed
 from .errors import CheckError, InvalidInput
@@ -133,8 +133,8 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=version_line(),
                         help="print the version and which implementation (compiled or "
-                             "reference) of the kernel, the converter and the scanner "
-                             "is in use, then exit")
+                             "reference) of the kernel, the converter, the scanner and "
+                             "the JSON reader is in use, then exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     check = commands.add_parser(
@@ -263,19 +263,23 @@ class Position:
 
 def command_check(args: argparse.Namespace) -> int:
     position = Position()
+    limits = limits_from(args)
+    name, module = resolve(args.engine)     # an unavailable engine fails before reading
     try:
-        request = loads(read_input(args.file))
-        report = run(request, engine=args.engine, limits=limits_from(args),
-                     progress=position)
+        v = validated_from_text(read_input(args.file), limits)
+        report = run_validated(v, name, module, limits, position)
     except KeyboardInterrupt:
-        return position.interrupted(lambda: len(request["proof"]))
+        # Reported only after validation: v holds the proof arrays by then.
+        return position.interrupted(lambda: len(v.step_kinds or ()))
     except CheckError as err:
         write_line(dumps(err.to_dict(), args.pretty))
         say(describe_error(err))
         return EXIT_REJECTED
     write_line(dumps(report.result, args.pretty))
     if args.explain:
-        for line in explain_lines(report, lambda s: request["proof"][s]):
+        # None for sat: step_of is never called.
+        proof = cast("ProofArrays", (v.step_kinds, v.step_offsets, v.step_lits))
+        for line in explain_lines(report, lambda s: request_step(*proof, s)):
             say(line)
     return exit_code(report.result)
 
