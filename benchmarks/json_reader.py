@@ -19,6 +19,8 @@ Every figure comes from this one run, so the ratios compare like with like on
 a shared machine; absolute times are for context.
 """
 
+from __future__ import annotations
+
 import argparse
 import gc
 import json
@@ -27,7 +29,10 @@ import statistics
 import sys
 import threading
 import time
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from bench_engines import maximal_request
 
@@ -35,37 +40,49 @@ from sat_claim_check import _engine_c
 from sat_claim_check._check import run_validated
 from sat_claim_check._jsontext import dumps, loads, validated_from_text
 from sat_claim_check._request_c import read_request
-from sat_claim_check._validate import validate
+from sat_claim_check._types import Result
+from sat_claim_check._validate import Validated, validate
 from sat_claim_check.limits import CONTRACT_LIMITS as LIMITS
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CORPUS = HERE.parent.parent / "shared" / "corpus"
 
 
-def from_text_reader(text):
+def from_text_reader(text: bytes) -> Result:
     return run_validated(validated_from_text(text, LIMITS), "compiled", _engine_c, LIMITS).result
 
 
-def from_text_exact(text):
+def from_text_exact(text: bytes) -> Result:
     return run_validated(validate(loads(text), LIMITS), "compiled", _engine_c, LIMITS).result
 
 
-PATHS = {"reader": from_text_reader, "exact": from_text_exact}
+def exact_read(text: bytes) -> Validated:
+    return validate(loads(text), LIMITS)
 
 
-def corpus_texts(corpus):
+def run_kernel(v: Validated) -> tuple[int, int, int, int]:
+    """The compiled kernel on an unsat claim's arrays: (status, step, steps, work)."""
+    assert v.step_kinds is not None and v.step_offsets is not None and v.step_lits is not None
+    return _engine_c.Kernel(v.num_vars, v.clause_offsets, v.clause_lits, v.step_kinds,
+                            v.step_offsets, v.step_lits, LIMITS.max_propagation_work).run()
+
+
+PATHS: dict[str, Callable[[bytes], Result]] = {"reader": from_text_reader, "exact": from_text_exact}
+
+
+def corpus_texts(corpus: Path) -> list[tuple[str, bytes]]:
     index = json.loads((corpus / "index.json").read_text())
     return [(e["name"], (corpus / e["files"]["json"]).read_bytes()) for e in index["instances"]
             if e["tier"] == "contract" and e["expected_claim"] == "unsat"]
 
 
-def timed(fn, *args):
+def timed(fn: Callable[..., Any], *args: Any) -> float:
     start = time.perf_counter()
     fn(*args)
     return time.perf_counter() - start
 
 
-def per_request(texts, rounds):
+def per_request(texts: list[tuple[str, bytes]], rounds: int) -> dict[str, list[float]]:
     """{path: [best seconds per request]}, the paths interleaved per request."""
     best = {name: [float("inf")] * len(texts) for name in PATHS}
     for r in range(rounds):
@@ -76,51 +93,47 @@ def per_request(texts, rounds):
     return best
 
 
-def time_split(texts, rounds):
+def time_split(texts: list[tuple[str, bytes]], rounds: int) -> dict[str, float]:
     """Median over requests of the best time of each stage of the reader's path,
     and of the exact path's reading for comparison (the last entry)."""
-    stages = {"read + validate (validated_from_text)": [], "kernel": [], "output line": [],
-              "(exact path: loads + validate)": []}
+    stages: dict[str, list[float]] = {
+        "read + validate (validated_from_text)": [], "kernel": [], "output line": [],
+        "(exact path: loads + validate)": []}
     for _, text in texts:
-        v = validated_from_text(text, LIMITS)
-
-        def kernel(v=v):
-            return _engine_c.Kernel(v.num_vars, v.clause_offsets, v.clause_lits, v.step_kinds,
-                                    v.step_offsets, v.step_lits,
-                                    LIMITS.max_propagation_work).run()
-
-        result = from_text_reader(text)
-        fns = [lambda text=text: validated_from_text(text, LIMITS), kernel,
-               lambda result=result: dumps(result),
-               lambda text=text: validate(loads(text), LIMITS)]
+        fns: list[Callable[[], object]] = [
+            partial(validated_from_text, text, LIMITS),
+            partial(run_kernel, validated_from_text(text, LIMITS)),
+            partial(dumps, from_text_reader(text)),
+            partial(exact_read, text)]
         for name, fn in zip(stages, fns):
             stages[name].append(min(timed(fn) for _ in range(rounds)))
     return {name: statistics.median(values) for name, values in stages.items()}
 
 
-def threads(texts, rounds, repeat=3):
+def threads(texts: list[tuple[str, bytes]], rounds: int,
+            repeat: int = 3) -> dict[str, list[tuple[float, float]]]:
     """{path: [(one thread, two threads)] seconds per round}: 1 thread runs the
     requests 2*repeat times, 2 threads repeat times each; paths interleaved."""
-    def work(fn, count):
+    def work(fn: Callable[[bytes], Result], count: int) -> None:
         for _ in range(count):
             for _, text in texts:
                 fn(text)
 
-    def two(fn):
+    def two(fn: Callable[[bytes], Result]) -> None:
         ts = [threading.Thread(target=work, args=(fn, repeat)) for _ in range(2)]
         for t in ts:
             t.start()
         for t in ts:
             t.join()
 
-    out = {name: [] for name in PATHS}
+    out: dict[str, list[tuple[float, float]]] = {name: [] for name in PATHS}
     for _ in range(rounds):
         for name, fn in PATHS.items():
             out[name].append((timed(work, fn, 2 * repeat), timed(two, fn)))
     return out
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path,
                         default=Path(os.environ.get("SAT_CLAIM_CHECK_CORPUS", DEFAULT_CORPUS)))
@@ -150,17 +163,17 @@ def main(argv=None):
           f"{len(texts)} (reader), {sum(b <= 1e-3 for b in best['exact'])} (exact)")
 
     split = time_split(texts, args.rounds)
-    exact_read = split.pop("(exact path: loads + validate)")
+    exact_reading = split.pop("(exact path: loads + validate)")
     total = sum(split.values())
     print("\n## Time split of the reader's path (median over requests of each stage's best)")
     for name, seconds in split.items():
         print(f"  {name:40s} {seconds * 1e3:7.3f} ms  {100 * seconds / total:5.1f}%")
-    print(f"  (the exact path reads in {exact_read * 1e3:.3f} ms: "
-          f"{exact_read / split['read + validate (validated_from_text)']:.1f}x)")
+    print(f"  (the exact path reads in {exact_reading * 1e3:.3f} ms: "
+          f"{exact_reading / split['read + validate (validated_from_text)']:.1f}x)")
 
     text = json.dumps(maximal_request()).encode()
     assert read_request(text, LIMITS) is not None
-    exact = min(timed(lambda: validate(loads(text), LIMITS)) for _ in range(args.rounds))
+    exact = min(timed(exact_read, text) for _ in range(args.rounds))
     reader = min(timed(validated_from_text, text, LIMITS) for _ in range(args.rounds))
     print(f"\n## Reading the maximal request ({len(text) / 1e6:.2f} MB of text, 100k literals), "
           f"best of {args.rounds}")

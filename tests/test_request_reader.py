@@ -17,11 +17,16 @@ either (random damage).  The counts are asserted, so a reader that declined
 everything, or accepted too much, fails.
 """
 
+from __future__ import annotations
+
 import copy
 import json
 import random
 import threading
 from array import array
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Union
 
 import proofgen
 import pytest
@@ -38,12 +43,16 @@ COMPILED = _engine.compiled_available()
 READER = _engine.request_reader()
 UNLIMITED = Limits.unlimited()
 
+# What Tally.check compares: ("ok", fields) or ("error", class name, error object).
+Outcome = tuple[Any, ...]
+Text = Union[bytes, bytearray, str]
+
 
 # -- the two paths -------------------------------------------------------------------
 
-def fields(v):
+def fields(v: Validated) -> list[tuple[Any, ...]]:
     """A Validated as plain comparable values: type, typecode and items of each field."""
-    out = []
+    out: list[tuple[Any, ...]] = []
     for name in Validated.__slots__:
         x = getattr(v, name)
         if isinstance(x, array):
@@ -53,24 +62,26 @@ def fields(v):
     return out
 
 
-def outcome(read, data, limits):
+def outcome(read: Callable[[Text, Limits], Validated], data: Text,
+            limits: Limits) -> Outcome:
     try:
         return ("ok", fields(read(data, limits)))
     except CheckError as err:
         return ("error", type(err).__name__, err.to_dict())
 
 
-def exact_path(data, limits):
+def exact_path(data: Text, limits: Limits) -> Validated:
     return validate(loads(data), limits)
 
 
 class Tally:
     """Runs cases and counts what the reader did with them."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.cases = self.accepted = self.valid = self.fallback_valid = 0
 
-    def check(self, data, limits=CONTRACT_LIMITS, plain=None):
+    def check(self, data: Text, limits: Limits = CONTRACT_LIMITS,
+              plain: bool | None = None) -> Outcome:
         """Both paths on data; plain=True: the reader must accept exactly when the
         request is valid; plain=False: it must decline; None: either."""
         want = outcome(exact_path, data, limits)
@@ -93,7 +104,7 @@ class Raw:
     """JSON text written as is; ``reads`` says whether the reader reads it
     (when it does not, a request holding it must be declined)."""
 
-    def __init__(self, text, reads=True):
+    def __init__(self, text: str, reads: bool = True) -> None:
         self.text = text
         self.reads = reads
 
@@ -102,11 +113,11 @@ class Obj:
     """A JSON object as a list of [key, value] pairs: keys may repeat; a key is
     a str or a Raw (the quoted text)."""
 
-    def __init__(self, pairs):
+    def __init__(self, pairs: list[list[Any]]) -> None:
         self.pairs = pairs
 
 
-def tree(value, rng):
+def tree(value: Any, rng: random.Random) -> Any:
     """A request (dicts and lists) as a tree, object keys in a random order."""
     if isinstance(value, dict):
         pairs = [[k, tree(v, rng)] for k, v in value.items()]
@@ -117,16 +128,16 @@ def tree(value, rng):
     return value
 
 
-def dump(node, rng, spaces=0.3):
+def dump(node: Any, rng: random.Random, spaces: float = 0.3) -> str:
     """JSON text of a tree; each gap between tokens gets JSON whitespace with
     probability ``spaces``."""
-    parts = []
+    parts: list[str] = []
 
-    def gap():
+    def gap() -> None:
         if rng.random() < spaces:
             parts.append("".join(rng.choice(" \t\n\r") for _ in range(rng.randint(1, 3))))
 
-    def walk(x):
+    def walk(x: Any) -> None:
         gap()
         if isinstance(x, Raw):
             parts.append(x.text)
@@ -161,7 +172,7 @@ def dump(node, rng, spaces=0.3):
     return "".join(parts)
 
 
-def reads_all(node):
+def reads_all(node: Any) -> bool:
     """Whether every Raw token and key of the tree is one the reader reads."""
     if isinstance(node, Raw):
         return node.reads
@@ -172,9 +183,9 @@ def reads_all(node):
     return True
 
 
-def slots(node):
+def slots(node: Any) -> list[tuple[list[Any], int]]:
     """(container, index) of every value in the tree, the root excluded."""
-    out = []
+    out: list[tuple[list[Any], int]] = []
     if isinstance(node, Obj):
         for pair in node.pairs:
             out.append((pair, 1))
@@ -186,8 +197,8 @@ def slots(node):
     return out
 
 
-def objects(node):
-    out = []
+def objects(node: Any) -> list[Obj]:
+    out: list[Obj] = []
     if isinstance(node, Obj):
         out.append(node)
         for _, v in node.pairs:
@@ -198,7 +209,7 @@ def objects(node):
     return out
 
 
-def escaped(name, rng):
+def escaped(name: str, rng: random.Random) -> Raw:
     """A quoted key that json.loads reads as ``name`` but spelled with an escape."""
     i = rng.randrange(len(name))
     return Raw('"' + name[:i] + f"\\u{ord(name[i]):04x}" + name[i + 1:] + '"', reads=False)
@@ -206,7 +217,7 @@ def escaped(name, rng):
 
 # Values put in place of another; the reader declines those with reads=False
 # even where the exact path accepts them (3.0 is the integer 3).
-JUNK = [
+JUNK: list[Any] = [
     True, False, None, "x", "", "sat", 1.5, -2.5, [], [[]], [1, [2]],
     Raw("{}"), Raw('{"add":[1]}'),
     Raw("0"), Raw("-0"), Raw("1"), Raw("-1"), Raw("2147483647"), Raw("-2147483648"),
@@ -226,7 +237,7 @@ UNKNOWN_KEYS = ["zzz", "Cnf", "cnf ", "", "adds", "Add", "num_vars", "clauses", 
                 "claim", "assignment", "add", "delete", "cnf\u00e9", "\u00e9", "n\x00"]
 
 
-def mutate(root, rng):
+def mutate(root: Obj, rng: random.Random) -> bool:
     """Break the tree in place in one way; return False when the change is a
     spelling that only the exact path reads (the reader must decline)."""
     choice = rng.randrange(10)
@@ -265,7 +276,7 @@ def mutate(root, rng):
     return reads_all(root)
 
 
-def damage(data, rng):
+def damage(data: bytes, rng: random.Random) -> tuple[bytes, bool | None]:
     """Byte-level damage to text: (bytes, plain) where plain is as for Tally.check,
     None when the damage is random."""
     choice = rng.randrange(8)
@@ -298,7 +309,7 @@ def damage(data, rng):
 
 # -- requests -------------------------------------------------------------------------
 
-def sat_request(rng):
+def sat_request(rng: random.Random) -> dict[str, Any]:
     """A sat claim: a small CNF and an assignment with the oddities that are
     verdicts (0, variables above num_vars, repeats, contradictions)."""
     n, clauses = proofgen.random_cnf(rng)
@@ -308,7 +319,7 @@ def sat_request(rng):
             "assignment": assignment}
 
 
-def base_requests(seed, count):
+def base_requests(seed: str, count: int) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     out = []
     for _ in range(count):
@@ -319,9 +330,9 @@ def base_requests(seed, count):
 BASE = base_requests("request-reader", 120)
 
 
-def variants(request, rng):
+def variants(request: dict[str, Any], rng: random.Random) -> list[tuple[bytes, bool | None]]:
     """(bytes, plain) texts of one request: plain, mutated, damaged."""
-    out = []
+    out: list[tuple[bytes, bool | None]] = []
     for spaces in (0.0, 0.5):
         out.append((dump(tree(request, rng), rng, spaces).encode(), True))
     for _ in range(6):
@@ -337,7 +348,7 @@ def variants(request, rng):
 
 # -- the tests ---------------------------------------------------------------------------
 
-def test_seeded_requests_mutations_and_damage():
+def test_seeded_requests_mutations_and_damage() -> None:
     tally = Tally()
     rng = random.Random(20250704)
     for request in BASE:
@@ -355,7 +366,7 @@ def test_seeded_requests_mutations_and_damage():
 
 
 @pytest.mark.compiled
-def test_every_corpus_request_is_accepted(corpus):
+def test_every_corpus_request_is_accepted(corpus: Path) -> None:
     rng = random.Random(7)
     paths = sorted(corpus.glob("c*.json"))
     assert len(paths) >= 90
@@ -368,7 +379,7 @@ def test_every_corpus_request_is_accepted(corpus):
             Tally().check(again, plain=True)
 
 
-def limit_boundaries(request):
+def limit_boundaries(request: dict[str, Any]) -> dict[str, int]:
     """{limit: W}: the smallest value of each size limit that the request passes."""
     cnf = request["cnf"]
     lits = [abs(x) for x in request.get("assignment", [])]
@@ -386,11 +397,11 @@ def limit_boundaries(request):
     return out
 
 
-def test_each_size_limit_at_w_minus_1_w_w_plus_1():
+def test_each_size_limit_at_w_minus_1_w_w_plus_1() -> None:
     tally = Tally()
     checked = set()
     # Variables that no literal uses: num_vars alone meets max_vars.
-    unused = [{"cnf": {"num_vars": 9, "clauses": [[1, -2]]}, "claim": "unsat",
+    unused: list[dict[str, Any]] = [{"cnf": {"num_vars": 9, "clauses": [[1, -2]]}, "claim": "unsat",
                "proof": [{"add": [3]}, {"delete": [-4, 0]}]},
               {"cnf": {"num_vars": 7, "clauses": [[1], []]}, "claim": "sat",
                "assignment": [1, -2, 0]}]
@@ -409,10 +420,11 @@ def test_each_size_limit_at_w_minus_1_w_w_plus_1():
     assert len(checked) == 2 * len(CEILINGS) - 2      # every size limit, both sides
 
 
-def test_largest_values_the_limits_allow():
+def test_largest_values_the_limits_allow() -> None:
     top = CEILINGS["max_vars"]
-    request = {"cnf": {"num_vars": top, "clauses": [[top, -top], [1]]}, "claim": "unsat",
-               "proof": [{"add": [-top]}, {"delete": [top, 0, -top]}, {"add": []}]}
+    request: dict[str, Any] = {
+        "cnf": {"num_vars": top, "clauses": [[top, -top], [1]]}, "claim": "unsat",
+        "proof": [{"add": [-top]}, {"delete": [top, 0, -top]}, {"add": []}]}
     tally = Tally()
     tally.check(json.dumps(request).encode(), UNLIMITED, plain=True)
     request["proof"][0]["add"] = [-top - 1]
@@ -424,7 +436,7 @@ def test_largest_values_the_limits_allow():
     assert tally.accepted == (2 if COMPILED else 0)
 
 
-def test_out_of_range_proof_steps_get_their_kinds():
+def test_out_of_range_proof_steps_get_their_kinds() -> None:
     # Literals over num_vars (and 0) in a proof are verdicts, marked per step;
     # in num_vars order the CNF comes after, so the reader learns it last.
     text = (b'{"proof":[{"add":[1,-3]},{"delete":[0]},{"delete":[2]},{"add":[-9]},{"add":[]}],'
@@ -433,7 +445,7 @@ def test_out_of_range_proof_steps_get_their_kinds():
     assert dict((f[0], f[-1]) for f in want[1])["step_kinds"] == [2, 3, 1, 2, 0]
 
 
-def test_every_prefix_and_every_dropped_byte():
+def test_every_prefix_and_every_dropped_byte() -> None:
     request = {"cnf": {"num_vars": 3, "clauses": [[1, -2], [2, 3], [-3]]}, "claim": "unsat",
                "proof": [{"add": [1]}, {"delete": [1, -2]}, {"add": []}]}
     data = b' {"cnf" : {"num_vars":3,"clauses":[[1,-2],\n[2,3],[-3]]},"claim":"unsat",' \
@@ -449,7 +461,7 @@ def test_every_prefix_and_every_dropped_byte():
     assert tally.accepted == (tally.valid if COMPILED else 0)
 
 
-def test_bytes_like_and_str():
+def test_bytes_like_and_str() -> None:
     data = json.dumps(BASE[0]).encode()
     tally = Tally()
     for form in (data, bytearray(data), data.decode(), " " + data.decode() + "\n"):
@@ -465,13 +477,13 @@ def test_bytes_like_and_str():
 
 
 @pytest.mark.compiled
-def test_threads_read_the_same():
+def test_threads_read_the_same() -> None:
     texts = [json.dumps(r).encode() for r in BASE[:30]]
     want = [READER.read_request(t, CONTRACT_LIMITS) for t in texts]
     assert sum(w is not None for w in want) >= 15
-    errors = []
+    errors: list[str] = []
 
-    def work():
+    def work() -> None:
         for _ in range(20):
             if [READER.read_request(t, CONTRACT_LIMITS) for t in texts] != want:
                 errors.append("differ")
@@ -487,7 +499,7 @@ def test_threads_read_the_same():
 # -- hypothesis ----------------------------------------------------------------------------
 
 @st.composite
-def requests(draw):
+def requests(draw: st.DrawFn) -> dict[str, Any]:
     n = draw(st.integers(0, 6))
     lit = st.integers(1, n).flatmap(lambda v: st.sampled_from((v, -v)))
     clauses = draw(st.lists(st.lists(lit, max_size=4 if n else 0), max_size=6))
@@ -507,7 +519,7 @@ FAST = settings(max_examples=300, deadline=None, derandomize=True, database=None
 
 @FAST
 @given(requests(), st.integers(0, 2**32), st.integers(0, 3))
-def test_hypothesis_requests(request, seed, how):
+def test_hypothesis_requests(request: dict[str, Any], seed: int, how: int) -> None:
     rng = random.Random(seed)       # spelling and damage (st.randoms() is slow here)
     root = tree(request, rng)
     if how == 0:
@@ -522,7 +534,7 @@ def test_hypothesis_requests(request, seed, how):
 
 @FAST
 @given(st.binary(max_size=300))
-def test_random_bytes(data):
+def test_random_bytes(data: bytes) -> None:
     Tally().check(data)
 
 
@@ -532,6 +544,6 @@ JSONISH = st.text(alphabet='{}[],:"-0123456789 \t\n\r\\eE.u+acdefilmnoprstuv_\u0
 
 @FAST
 @given(JSONISH)
-def test_random_jsonish_text(text):
+def test_random_jsonish_text(text: str) -> None:
     Tally().check(text.encode())
     Tally().check(('{"cnf":{"num_vars":2,"clauses":[[1,' + text).encode())
