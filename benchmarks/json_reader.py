@@ -12,6 +12,7 @@ On the corpus's contract-tier unsat requests, each given as its JSON text:
 * the time split of the reader's path: read + validate, kernel, output line;
   and reading alone on the largest request the contract allows (100k
   literals, ``bench_engines.maximal_request``);
+* what a decline costs: texts the reader scans to the end before declining;
 * two threads against one on the same requests, for both paths (alternating
   rounds; the kernel and now the reader run without the GIL).
 
@@ -42,6 +43,7 @@ from sat_claim_check._jsontext import dumps, loads, validated_from_text
 from sat_claim_check._request_c import read_request
 from sat_claim_check._types import Result
 from sat_claim_check._validate import Validated, validate
+from sat_claim_check.errors import CheckError
 from sat_claim_check.limits import CONTRACT_LIMITS as LIMITS
 
 HERE = Path(__file__).resolve().parent
@@ -65,6 +67,20 @@ def run_kernel(v: Validated) -> tuple[int, int, int, int]:
     assert v.step_kinds is not None and v.step_offsets is not None and v.step_lits is not None
     return _engine_c.Kernel(v.num_vars, v.clause_offsets, v.clause_lits, v.step_kinds,
                             v.step_offsets, v.step_lits, LIMITS.max_propagation_work).run()
+
+
+def read_or_error(text: bytes) -> object:
+    try:
+        return validated_from_text(text, LIMITS)
+    except CheckError as err:
+        return err
+
+
+def exact_or_error(text: bytes) -> object:
+    try:
+        return exact_read(text)
+    except CheckError as err:
+        return err
 
 
 PATHS: dict[str, Callable[[bytes], Result]] = {"reader": from_text_reader, "exact": from_text_exact}
@@ -179,6 +195,16 @@ def main(argv: Sequence[str] | None = None) -> None:
           f"best of {args.rounds}")
     print(f"  loads + validate {exact * 1e3:7.3f} ms, validated_from_text {reader * 1e3:7.3f} ms "
           f"({len(text) / reader / 1e6:.0f} MB/s) -> {exact / reader:.1f}x")
+
+    # The dearest decline: the whole text is scanned before the trailing byte.
+    ratios = []
+    for _, text in texts:
+        bad = text + b" x"
+        ratios.append(min(timed(read_or_error, bad) for _ in range(args.rounds))
+                      / min(timed(exact_or_error, bad) for _ in range(args.rounds)))
+    print("\n## Declining: corpus texts with one trailing byte (scanned to the end, then "
+          "declined), validated_from_text / exact path")
+    print(f"  median {statistics.median(ratios):.3f}, max {max(ratios):.3f}")
 
     print(f"\n## Two threads vs one on the same requests ({args.thread_rounds} alternating rounds)")
     for name, rows in threads(texts, args.thread_rounds).items():
