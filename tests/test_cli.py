@@ -317,11 +317,12 @@ def test_version_names_the_implementation_of_each_part():
     assert out.returncode == 0
     # cli() runs without SAT_CLAIM_CHECK_NO_EXTENSIONS: what it finds depends on the build.
     name = "compiled" if importlib.util.find_spec("sat_claim_check._engine_c") else "reference"
-    parts = f"kernel: {name}, converter: {name}, scanner: {name}"
+    parts = f"kernel: {name}, converter: {name}, scanner: {name}, json reader: {name}"
     assert out.stdout.decode().startswith(f"sat-claim-check {scc.__version__} ({parts}; ")
     out = cli("--version", env={"SAT_CLAIM_CHECK_NO_EXTENSIONS": "1"})
     assert out.returncode == 0
-    assert b"(kernel: reference, converter: reference, scanner: reference; " in out.stdout
+    assert (b"(kernel: reference, converter: reference, scanner: reference, "
+            b"json reader: reference; ") in out.stdout
 
 
 @pytest.mark.parametrize("args", [["--help"], ["check", "--help"], ["schema", "--help"]])

@@ -68,7 +68,8 @@ def test_report_names_the_engine(engine):
 TWINS = [("_engine_c", "_engine_py", ["Kernel"]),
          ("_convert_c", "_convert_py",
           ["flatten", "flatten_steps", "mark_out_of_range", "unique_keys"]),
-         ("_parse_c", "_parse_py", ["parse_cnf", "parse_drup"])]
+         ("_parse_c", "_parse_py", ["parse_cnf", "parse_drup"]),
+         ("_request_c", "_request_py", ["read_request"])]
 
 
 @pytest.mark.compiled
@@ -88,8 +89,10 @@ def test_the_selector_hands_out_the_compiled_twins_together():
     assert _engine.resolve("compiled")[1].__name__ == "sat_claim_check._engine_c"
     assert _engine.converter().__name__ == "sat_claim_check._convert_c"
     assert _engine.scanner().__name__ == "sat_claim_check._parse_c"
+    assert _engine.request_reader().__name__ == "sat_claim_check._request_c"
     assert _engine.implementations() == {
-        "kernel": "compiled", "converter": "compiled", "scanner": "compiled"}
+        "kernel": "compiled", "converter": "compiled", "scanner": "compiled",
+        "json reader": "compiled"}
 
 
 def test_codes_are_distinct_small_ints():

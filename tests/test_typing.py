@@ -3,8 +3,9 @@
 * mypy --strict (the configuration in pyproject.toml) passes on the package
   and on tests/typing/: a user's script, the mistakes the types must catch,
   and the compiled modules' stubs held to the same protocols as their twins.
-* Each stub (``_engine_c.pyi``, ``_convert_c.pyi``, ``_parse_c.pyi``) has the
-  signatures of its pure twin, and the compiled module has the stub's names.
+* Each stub (``_engine_c.pyi``, ``_convert_c.pyi``, ``_parse_c.pyi``,
+  ``_request_c.pyi``) has the signatures of its pure twin, and the compiled
+  module has the stub's names.
 * The Literal types agree with the runtime tuples and the output schema.
 * Every public name has a docstring that says what it returns; none points
   at a "SPEC §n" that does not ship with the package.
@@ -32,7 +33,8 @@ PACKAGE_DIR = Path(scc.__file__).resolve().parent
 TYPING_DIR = Path(__file__).resolve().parent / "typing"
 
 PUBLIC_MODULES = (scc, dimacs, pysat)
-TWINS = (("_engine_c", "_engine_py"), ("_convert_c", "_convert_py"), ("_parse_c", "_parse_py"))
+TWINS = (("_engine_c", "_engine_py"), ("_convert_c", "_convert_py"), ("_parse_c", "_parse_py"),
+         ("_request_c", "_request_py"))
 
 
 # -- mypy ------------------------------------------------------------------------

@@ -23,9 +23,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import IO, TYPE_CHECKING, Any, Union
 
-from ._check import run
+from ._check import contract_limits, run_validated
 from ._codes import EXIT_NOT_VALID, EXIT_REJECTED, EXIT_VALID
-from ._jsontext import dumps, loads
+from ._engine import resolve
+from ._jsontext import dumps
+from ._validate import validated_from_text
 from .errors import CheckError, InvalidInput
 from .limits import Limits
 
@@ -78,7 +80,9 @@ def check_line(engine: EngineName, limits: Limits | None, number: int, line: byt
             raise InvalidInput(None, "", line)
         if not line.strip():
             raise InvalidInput(None, "", "blank line: every line must hold one JSON request")
-        result = run(loads(line), engine=engine, limits=limits).result
+        in_force = contract_limits(limits)
+        v = validated_from_text(line, in_force)
+        result = run_validated(v, *resolve(engine), in_force).result
     except CheckError as err:
         error = err.to_dict()
         error["line"] = number

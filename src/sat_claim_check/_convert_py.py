@@ -53,7 +53,8 @@ def _literals_pass(arrays: list[list[Any] | tuple[Any, ...]], bound: int,
             and (zero_ok or not any(0 in a for a in distinct)))
 
 
-def flatten(arrays: Any, bound: int, zero_ok: bool, max_total: int) -> Flat | int | None:
+def flatten(arrays: Any, bound: int, zero_ok: bool,
+            max_total: int) -> tuple[array[int], array[int]] | int | None:
     """(offsets, literals) as array('i') for a list of literal arrays, or None.
 
     When the literal count is over ``max_total``, nothing is copied: the
@@ -75,7 +76,8 @@ def flatten(arrays: Any, bound: int, zero_ok: bool, max_total: int) -> Flat | in
     return array("i", accumulate(map(len, arrays), initial=0)), array("i", flat)
 
 
-def flatten_steps(proof: Any, bound: int, max_total: int) -> Steps | int | None:
+def flatten_steps(proof: Any, bound: int,
+                  max_total: int) -> tuple[array[int], array[int], array[int]] | int | None:
     """(kinds, offsets, literals) for proof steps, or None (see ``_convert_c``)."""
     if type(proof) is not list and type(proof) is not tuple:
         return None

@@ -1,14 +1,17 @@
 """Chooses the implementations: the only module that knows there are twins.
 
-Three parts of the package come as a compiled module and a pure-Python twin
+Four parts of the package come as a compiled module and a pure-Python twin
 with the same names and the same answers:
 
 * the kernel (``_engine_c`` / ``_engine_py``), chosen per call by ``engine=``;
 * the request converter (``_convert_c`` / ``_convert_py``), the fast path of
   validation and the JSON object hook;
-* the DIMACS/DRUP scanner (``_parse_c`` / ``_parse_py``).
+* the DIMACS/DRUP scanner (``_parse_c`` / ``_parse_py``);
+* the request reader (``_request_c`` / ``_request_py``), the fast way from
+  JSON text to the flat arrays (the pure twin always declines, which leaves
+  the text to ``json.loads`` and validation: the same answers).
 
-The compiled modules are one build: either all three import, or none is
+The compiled modules are one build: either all four import, or none is
 used.  ``SAT_CLAIM_CHECK_NO_EXTENSIONS=1`` (or an interpreter other than
 CPython) turns them all off.
 """
@@ -20,20 +23,28 @@ import os
 import platform
 from typing import TYPE_CHECKING, cast
 
-from . import _convert_py, _engine_py, _parse_py
+from . import _convert_py, _engine_py, _parse_py, _request_py
 
 if TYPE_CHECKING:
-    from ._types import Compiled, ConverterModule, KernelModule, KernelName, ScannerModule
+    from ._types import (
+        Compiled,
+        ConverterModule,
+        KernelModule,
+        KernelName,
+        RequestReaderModule,
+        ScannerModule,
+    )
 
 __all__ = ["ENGINES", "compiled_available", "converter", "default_engine",
-           "implementations", "resolve", "scanner"]
+           "implementations", "request_reader", "resolve", "scanner"]
 
 ENGINES = ("auto", "compiled", "reference")
 NO_EXTENSIONS_VARIABLE = "SAT_CLAIM_CHECK_NO_EXTENSIONS"
 
 
 def _load_compiled() -> tuple[Compiled | None, ImportError | None]:
-    """(kernel, converter, scanner) compiled modules, or (None, the ImportError)."""
+    """(kernel, converter, scanner, request reader) compiled modules, or (None,
+    the ImportError)."""
     if os.environ.get(NO_EXTENSIONS_VARIABLE):
         return None, ImportError(
             f"the compiled engine is disabled: {NO_EXTENSIONS_VARIABLE} is set")
@@ -42,7 +53,7 @@ def _load_compiled() -> tuple[Compiled | None, ImportError | None]:
             f"the compiled engine needs CPython, not {platform.python_implementation()}")
     try:
         modules = tuple(importlib.import_module(f"{__package__}.{name}")
-                        for name in ("_engine_c", "_convert_c", "_parse_c"))
+                        for name in ("_engine_c", "_convert_c", "_parse_c", "_request_c"))
     except ImportError as exc:      # a pure build, or a broken install
         error = ImportError(f"the compiled engine is not built here ({exc})")
         error.__cause__ = exc
@@ -89,8 +100,13 @@ def scanner() -> ScannerModule:
     return _parse_py if _compiled is None else _compiled[2]
 
 
+def request_reader() -> RequestReaderModule:
+    """The request reader module: compiled when built, else the pure twin."""
+    return _request_py if _compiled is None else _compiled[3]
+
+
 def implementations() -> dict[str, KernelName]:
     """{part: "compiled" or "reference"} for the kernel "auto" picks, the
-    converter and the scanner (what ``--version`` reports)."""
+    converter, the scanner and the JSON reader (what ``--version`` reports)."""
     name = default_engine()
-    return {"kernel": name, "converter": name, "scanner": name}
+    return {"kernel": name, "converter": name, "scanner": name, "json reader": name}

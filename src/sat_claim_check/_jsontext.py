@@ -126,7 +126,7 @@ def _decimal(value: int) -> str:
 
 
 def dumps(obj: Any, pretty: bool = False) -> str:
-    """One compact line in the given key order , or indented with pretty.
+    """One compact line in the given key order, or indented with pretty.
 
     An error's ``actual`` can be a LongInteger or an int too long for
     int.__repr__: such values, at the top level of a dict, are written by hand.

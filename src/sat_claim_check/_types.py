@@ -63,6 +63,8 @@ if TYPE_CHECKING:
     from array import array
     from typing import Protocol, Union
 
+    from .limits import Limits
+
     # What a kernel takes for its flat arrays: array('i') (array('b') for the
     # step kinds), or a list or tuple of ints.
     Ints = Union[array[int], list[int], tuple[int, ...]]
@@ -116,6 +118,19 @@ if TYPE_CHECKING:
         def parse_drup(self, data: bytes, max_steps: int = ...,
                        max_lits: int = ...) -> DrupScan: ...
 
+    # What the request reader returns when it accepts JSON text: (claim, num_vars,
+    # clause_offsets, clause_lits, assignment, step_kinds, step_offsets,
+    # step_lits), the fields of a _validate.Validated (assignment None for an
+    # unsat claim, the step arrays None for a sat claim).
+    RequestArrays = tuple[Claim, int, array[int], array[int], Optional[array[int]],
+                          Optional[array[int]], Optional[array[int]], Optional[array[int]]]
+
+    class RequestReaderModule(Protocol):
+        """``_request_py`` and ``_request_c``."""
+
+        def read_request(self, data: Union[bytes, bytearray],
+                         limits: Limits) -> Optional[RequestArrays]: ...
+
     # (num_vars, offsets, lits) of a CNF; (kinds, offsets, lits) of a proof.
     CnfArrays = tuple[int, array[int], array[int]]
     ProofArrays = tuple[array[int], array[int], array[int]]
@@ -123,5 +138,6 @@ if TYPE_CHECKING:
     # claim) or the model's literals (a sat claim).
     Parsed = tuple[CnfArrays, Optional[ProofArrays], Optional[list[int]]]
 
-    # The compiled modules, as _engine loads them: (kernel, converter, scanner).
-    Compiled = tuple[KernelModule, ConverterModule, ScannerModule]
+    # The compiled modules, as _engine loads them: (kernel, converter, scanner,
+    # request reader).
+    Compiled = tuple[KernelModule, ConverterModule, ScannerModule, RequestReaderModule]

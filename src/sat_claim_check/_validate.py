@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ._codes import STEP_ADD, STEP_DELETE, STEP_KEYS, step_key
-from ._engine import converter
-from ._jsontext import LongInteger
+from ._engine import converter, request_reader
+from ._jsontext import LongInteger, loads
 from .errors import InvalidInput, LimitExceeded
 from .limits import CONTRACT_LIMITS
 
@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     Steps = tuple[array[int], array[int], array[int]]   # (kinds, offsets, literals)
     PathOf = Callable[[int, int], str]              # (array, item) -> JSON Pointer
 
-__all__ = ["Validated", "proof_steps", "request_step", "validate", "validate_arrays"]
+__all__ = ["Validated", "proof_steps", "request_step", "validate", "validate_arrays",
+           "validated_from_text"]
 
 _convert = converter()
 
@@ -284,7 +285,7 @@ def size_error(limit: str, actual: int, limits: Limits) -> LimitExceeded:
 
 
 def sizes(v: Any) -> list[tuple[str, int]]:
-    """The sizes of a request that passed §2, as (limit, size), in §2 order."""
+    """The sizes of a validated request, as (limit, size), in validation order."""
     out = [("max_vars", v.num_vars), ("max_clauses", len(v.clause_offsets) - 1),
            ("max_total_literals", len(v.clause_lits))]
     if v.assignment is not None:
@@ -296,12 +297,12 @@ def sizes(v: Any) -> list[tuple[str, int]]:
 
 
 def out_of_memory(v: Any, limits: Limits) -> LimitExceeded | None:
-    """The error for a request that passed §2 but could not be checked for
+    """The error for a validated request that could not be checked for
     want of memory, or None when the request is within the contract's limits
     (then the shortage is not the request's doing).
 
     It names the size furthest above its contract value, as a multiple of it
-    (the first in §2 order on a tie): the size that made the checker allocate
+    (the first in validation order on a tie): the size that made the checker allocate
     the most.  ``max`` is the limit in force, so here ``actual <= max``.
     """
     ratio, name, actual = max(((size / getattr(CONTRACT_LIMITS, name), name, size)
@@ -524,7 +525,7 @@ def _assignment(assignment: object, limits: Limits) -> array[int]:
 
 
 def _proof(proof: object, limits: Limits) -> Steps:
-    """(kinds, offsets, literals) of the proof, or the first error of §2 step 4
+    """(kinds, offsets, literals) of the proof, or the first error of its validation
     (the literal count is decided before any literal is copied)."""
     length = array_length(proof)
     if length < 0:
@@ -589,3 +590,37 @@ def _step_shape(step: object, s: int) -> tuple[str, Any]:
         raise InvalidInput("proof", pointer("proof", s, key),
                            f"the value of {key!r} must be an array, got {type_name(value)}")
     return key, value
+
+
+# -- JSON text ------------------------------------------------------------------
+
+# The compiled reader of the common case, or the pure twin that declines all.
+_read_request = request_reader().read_request
+
+
+def validated_from_text(data: bytes | bytearray | str, limits: Limits) -> Validated:
+    """One request's JSON text, read and validated: a Validated, or CheckError.
+
+    Always the answer of ``validate(loads(data), limits)``.  The compiled reader
+    (``_request_c``) reads the common case straight into the arrays, without
+    the GIL; it declines anything else (an error, an escape, ``3.0``...), and
+    the exact path reads the text then.
+    """
+    raw: bytes | bytearray | None
+    if isinstance(data, str):
+        try:
+            raw = data.encode("utf-8")
+        except UnicodeEncodeError:          # a lone surrogate: the exact path says so
+            raw = None
+    else:
+        raw = data
+    arrays = None if raw is None else _read_request(raw, limits)
+    if arrays is None:
+        return validate(loads(data), limits)
+    claim, num_vars, clause_offsets, clause_lits, assignment, kinds, offsets, lits = arrays
+    out = Validated(claim, num_vars, clause_offsets, clause_lits)
+    out.assignment = assignment
+    out.step_kinds = kinds
+    out.step_offsets = offsets
+    out.step_lits = lits
+    return out

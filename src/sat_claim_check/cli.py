@@ -24,7 +24,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 
 from . import __version__, _bounds
 from ._batch import FAILED, Progress, available_cpus, default_worker_memory, run_batch
-from ._check import run
+from ._check import run_validated
 from ._codes import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
@@ -35,8 +35,8 @@ from ._codes import (
 )
 from ._engine import ENGINES, implementations, resolve
 from ._explain import explain_lines
-from ._jsontext import dumps, loads
-from ._validate import request_step
+from ._jsontext import dumps
+from ._validate import request_step, validated_from_text
 from .dimacs import DimacsError, parse_files, request_from_files, run_parsed
 from .errors import CheckError, InvalidInput
 from .limits import CEILINGS, Limits
@@ -234,8 +234,8 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=version_line(),
                         help="print the version and which implementation (compiled or "
-                             "reference) of the kernel, the converter and the scanner "
-                             "is in use, then exit")
+                             "reference) of the kernel, the converter, the scanner and "
+                             "the JSON reader is in use, then exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     check = commands.add_parser(
@@ -428,18 +428,22 @@ class Position:
 def command_check(args: argparse.Namespace) -> int:
     position = Position()
     limits = limits_from(args)
+    name, module = resolve(args.engine)     # an unavailable engine fails before reading
     try:
-        request = loads(read_input(args.file, request_cap(args, limits)))
-        report = run(request, engine=args.engine, limits=limits, progress=position)
+        v = validated_from_text(read_input(args.file, request_cap(args, limits)), limits)
+        report = run_validated(v, name, module, limits, position)
     except KeyboardInterrupt:
-        return position.interrupted(lambda: len(request["proof"]))
+        # Reported only after validation: v holds the proof arrays by then.
+        return position.interrupted(lambda: len(v.step_kinds or ()))
     except CheckError as err:
         write_line(dumps(err.to_dict(), args.pretty))
         say(describe_error(err))
         return EXIT_REJECTED
     write_line(dumps(report.result, args.pretty))
     if args.explain:
-        for line in explain_lines(report, lambda s: request["proof"][s]):
+        # None for sat: step_of is never called.
+        proof = cast("ProofArrays", (v.step_kinds, v.step_offsets, v.step_lits))
+        for line in explain_lines(report, lambda s: request_step(*proof, s)):
             say(line)
     return exit_code(report.result)
 
