@@ -15,6 +15,8 @@ import multiprocessing
 import os
 import shutil
 import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -254,3 +256,13 @@ def test_a_manifest_on_standard_input_is_relative_to_the_current_directory(files
     assert code == 0 and json.loads(out[0])["valid"] is True
     code, out = batch(line, "--manifest", cwd=files.parent)
     assert code == 2 and json.loads(out[0])["field"] == "cnf"
+
+
+def test_without_the_dask_extra_the_scheduler_option_says_how_to_get_it() -> None:
+    code = ("import sys; sys.modules['distributed'] = None; "
+            "from sat_claim_check.cli import main; sys.exit(main(sys.argv[1:]))")
+    out = subprocess.run([sys.executable, "-c", code, "batch", "--scheduler", "local:1"],
+                         input=b"{}\n", capture_output=True, timeout=60, check=False)
+    assert out.returncode == 2 and out.stdout == b""
+    assert b"pip install 'sat-claim-check[dask]'" in out.stderr
+    assert b"Traceback" not in out.stderr

@@ -107,9 +107,9 @@ was rejected or failed), 2 some line was rejected or failed, the input could
 not be read to its end (every line read before has its output line), or
 standard output could not be written (a line on stderr); with --scheduler
 also when the cluster cannot run the batch or the scheduler is lost (every
-line before it is written). 130 on SIGINT
-(Ctrl-C) and 143 on SIGTERM: the lines already checked are written, in order,
-then the batch stops; a second signal does not wait for a blocked write. 141,
+line before it is written). 130 on SIGINT (Ctrl-C) and 143 on SIGTERM: the
+lines already checked are written, in order, then the batch stops; a second
+signal does not wait for a blocked write. 141,
 silently, when standard output is a pipe nobody reads any more. No worker
 process outlives the batch."""
 

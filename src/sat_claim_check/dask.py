@@ -20,7 +20,8 @@ per element, in order.
 
     >>> import dask.bag as db                                  # doctest: +SKIP
     >>> from sat_claim_check.dask import check_bag             # doctest: +SKIP
-    >>> check_bag(db.read_text("requests.jsonl")).to_textfiles("out-*.jsonl")  # doctest: +SKIP
+    >>> lines = check_bag(db.read_text("requests-*.jsonl"))     # doctest: +SKIP
+    >>> lines.to_textfiles("results-*.jsonl", last_endline=True)  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -117,7 +118,7 @@ def connect(scheduler: str) -> tuple[Any, Any]:
         with dask.config.set({"distributed.scheduler.allowed-failures":
                               LOCAL_ALLOWED_FAILURES}):
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   host="127.0.0.1", dashboard_address=None,
+                                   host="127.0.0.1", dashboard_address=":0",
                                    silence_logs=logging.CRITICAL)
         return Client(cluster), cluster
     try:
