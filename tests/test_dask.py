@@ -103,7 +103,7 @@ def client() -> Iterator[Any]:
     with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
         cluster = distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-            dashboard_address=None, silence_logs=logging.CRITICAL)
+            dashboard_address=":0", silence_logs=logging.CRITICAL)
     client = distributed.Client(cluster)
     try:
         yield client
