@@ -13,7 +13,9 @@ import json
 import logging
 import os
 import signal
+import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -306,7 +308,7 @@ def test_sigint_writes_the_lines_checked_then_exits_130(client: Any, tmp_path: P
         got = (first + proc.stdout.read()).decode().splitlines()
         err = proc.stderr.read().decode()
         assert proc.wait(timeout=60) == 130, err
-    assert got == jobs_1(lines).splitlines()[:chunk]
+    assert got == jobs_1(lines[:chunk]).splitlines()
     assert f"stopped by SIGINT after {chunk} lines" in err and "Traceback" not in err
 
 
@@ -322,3 +324,43 @@ def test_a_scheduler_that_cannot_be_used_is_a_line_on_stderr(args: list[str],
               env={"DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"})
     assert out.returncode == 2 and out.stdout == b""
     assert words in out.stderr.decode() and b"Traceback" not in out.stderr
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def test_a_scheduler_lost_mid_batch_keeps_the_lines_written(tmp_path: Path) -> None:
+    """`dask scheduler` and `dask worker` as their own processes; the scheduler is
+    SIGKILLed once the batch is under way."""
+    address = f"tcp://127.0.0.1:{free_port()}"
+    dask_cli = [sys.executable, "-m", "dask"]
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    lines = [json.dumps(sat(n)).encode() for n in range(1, scc_dask.CHUNK_LINES + 1)]
+    lines += [json.dumps(slow(20)).encode()] * 60
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(data(lines))
+    with subprocess.Popen([*dask_cli, "scheduler", "--host", "127.0.0.1", "--port",
+                           address.rsplit(":", 1)[1], "--no-dashboard"], **quiet) as scheduler, \
+            subprocess.Popen([*dask_cli, "worker", address, "--nthreads", "1", "--no-nanny",
+                              "--no-dashboard"], **quiet) as worker:
+        try:
+            with subprocess.Popen([*CLI, "batch", str(path), "--engine", "reference",
+                                   "--scheduler", address], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE) as batch:
+                assert batch.stdout is not None and batch.stderr is not None
+                first = batch.stdout.readline()     # the first chunk is written
+                os.kill(scheduler.pid, signal.SIGKILL)
+                got = (first + batch.stdout.read()).decode().splitlines()
+                err = batch.stderr.read().decode()
+                assert batch.wait(timeout=60) == 2, err
+        finally:
+            worker.kill()           # no nanny: one process, with no child
+            scheduler.kill()
+    assert scc_dask.CHUNK_LINES <= len(got) < len(lines)
+    assert got == jobs_1(lines[:len(got)]).splitlines()
+    assert "the scheduler lost the task" in err and f"stopped after {len(got)} lines" in err
+    assert "Traceback" not in err

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import errno
 import json
+import logging
 import os
 import signal
 import sys
@@ -551,6 +552,9 @@ def batch_on_cluster(scheduler: str, stream: IO[bytes], progress: Progress,
     from .dask import ClusterError, connect
     from .dask import run_batch as run_on_cluster
 
+    # Dask logs what it retries (dead workers, a lost scheduler) with tracebacks;
+    # the batch says what matters on its own lines.
+    logging.disable(logging.CRITICAL)
     try:
         client, cluster = connect(scheduler)
     except ClusterError as err:
@@ -567,6 +571,7 @@ def batch_on_cluster(scheduler: str, stream: IO[bytes], progress: Progress,
             client.close()
             if cluster is not None:
                 cluster.close()
+        logging.disable(logging.NOTSET)
     return outcome, outcome.lost
 
 

@@ -115,11 +115,15 @@ def connect(scheduler: str) -> tuple[Any, Any]:
         if text and not (text.isdigit() and int(text) > 0):
             raise ValueError(f"local:N needs a positive number of workers, got {text!r}")
         workers = int(text) if text else (os.cpu_count() or 1)
-        with dask.config.set({"distributed.scheduler.allowed-failures":
-                              LOCAL_ALLOWED_FAILURES}):
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   host="127.0.0.1", dashboard_address=":0",
-                                   silence_logs=logging.CRITICAL)
+        try:
+            with dask.config.set({"distributed.scheduler.allowed-failures":
+                                  LOCAL_ALLOWED_FAILURES}):
+                cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
+                                       processes=True, host="127.0.0.1",
+                                       dashboard_address=":0", silence_logs=logging.CRITICAL)
+        except Exception as exc:    # no processes, no port: say why, no traceback
+            raise ClusterError(f"cannot start a local cluster of {workers} workers: "
+                               f"{type(exc).__name__}: {exc}") from None
         return Client(cluster), cluster
     try:
         return Client(scheduler, timeout=dask.config.get("distributed.comm.timeouts.connect")), None
