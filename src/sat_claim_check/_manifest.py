@@ -25,6 +25,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from ._batch import FAILED, OUT_OF_MEMORY, bug_message, failed_line, memory_message
+from ._codes import EXIT_NOT_VALID, EXIT_REJECTED, EXIT_VALID
 from ._envelope import Ident, check_id, with_id
 from ._jsontext import dumps, loads
 from ._validate import type_name
@@ -45,10 +47,6 @@ def check_manifest_line(engine: EngineName, limits: Limits | None, number: int, 
     """Check the files one numbered manifest line names: its kind and its output
     line, as ``_batch.check_line`` gives for a request.  ``base`` is the
     directory relative paths are resolved against."""
-    # Imported here: _batch imports this module when it checks a manifest.
-    from . import _batch
-    from ._codes import EXIT_NOT_VALID, EXIT_REJECTED, EXIT_VALID
-
     failure = None
     ident = None
     try:
@@ -62,13 +60,13 @@ def check_manifest_line(engine: EngineName, limits: Limits | None, number: int, 
         error["line"] = number
         return EXIT_REJECTED, dumps(with_id(ident, error))
     except MemoryError:
-        failure = _batch.OUT_OF_MEMORY      # worded below, once the check is freed
+        failure = OUT_OF_MEMORY     # worded below, once the check is freed
     except Exception as exc:    # a bug: say so on this line rather than lose the batch
-        failure = _batch.bug_message(exc)
+        failure = bug_message(exc)
     if failure is not None:
-        if failure is _batch.OUT_OF_MEMORY:
-            failure = _batch.memory_message(memory)
-        return _batch.FAILED, _batch.failed_line(number, failure, ident)
+        if failure is OUT_OF_MEMORY:
+            failure = memory_message(memory)
+        return FAILED, failed_line(number, failure, ident)
     return EXIT_VALID if result["valid"] else EXIT_NOT_VALID, dumps(with_id(ident, result))
 
 

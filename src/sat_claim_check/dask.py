@@ -43,6 +43,7 @@ from ._batch import (
     _Stop,
     _StopSignals,
     _WriteFailed,
+    available_cpus,
     check_lines,
     check_one,
     failed_line,
@@ -113,7 +114,7 @@ def connect(scheduler: str) -> tuple[Any, Any]:
         text = scheduler.partition(":")[2]
         if text and not (text.isdigit() and int(text) > 0):
             raise ValueError(f"local:N needs a positive number of workers, got {text!r}")
-        workers = int(text) if text else (os.cpu_count() or 1)
+        workers = int(text) if text else available_cpus()
         try:
             with dask.config.set({"distributed.scheduler.allowed-failures":
                                   LOCAL_ALLOWED_FAILURES}):
@@ -126,7 +127,7 @@ def connect(scheduler: str) -> tuple[Any, Any]:
         return Client(cluster), cluster
     try:
         return Client(scheduler, timeout=dask.config.get("distributed.comm.timeouts.connect")), None
-    except (OSError, ValueError, TypeError) as exc:
+    except (OSError, asyncio.TimeoutError, ValueError, TypeError) as exc:
         raise ClusterError(f"cannot reach the scheduler at {scheduler}: {exc}") from None
 
 
@@ -217,7 +218,9 @@ def run_batch(stream: IO[bytes], out: IO[str], *, client: Any, engine: EngineNam
     them at the same paths.  At most ``window`` chunks (default: three per
     worker thread) are in flight or waiting to be written.  SIGINT and
     SIGTERM stop the batch after writing the lines already checked (in the
-    main thread).  Raises ClusterError before any line when the workers do not
+    main thread).  Returns a ClusterOutcome: ``counts`` (lines written: valid,
+    not valid, rejected, failed), ``signal``, ``read_error``, ``write_error``
+    and ``lost``.  Raises ClusterError before any line when the workers do not
     match (``check_workers``).
     """
     _require()
