@@ -36,6 +36,7 @@ from typing import IO, TYPE_CHECKING, Any
 from . import __version__
 from ._batch import (
     FAILED,
+    Checked,
     Numbered,
     Outcome,
     Progress,
@@ -249,9 +250,7 @@ def _check_on_cluster(client: Any, chunks: _Chunks, output: _Output, window: int
     from distributed import as_completed
 
     tasks: dict[Any, list[Numbered]] = {}   # future -> its numbered lines
-    # Results are fetched as tasks finish, in the client's event loop: one request
-    # less per task from this thread.
-    finished = as_completed(with_results=True, raise_errors=False)
+    finished = as_completed()
     unwritten: deque[int] = deque()         # the last line of each chunk not yet written
     # Lines of chunks that Dask gave up on, checked one at a time on an otherwise
     # idle cluster: a worker's death then counts against its one line only (every
@@ -264,10 +263,9 @@ def _check_on_cluster(client: Any, chunks: _Chunks, output: _Output, window: int
         tasks[future] = lines
         finished.add(future)
 
-    def settle(future: Any, lines: list[Numbered], results: Any) -> None:
-        """Keep a task's results: the list check_lines returned or, when the task
-        failed, (type, exception, traceback); a CancelledError when cancelled."""
-        if isinstance(results, list):
+    def settle(future: Any, lines: list[Numbered]) -> None:
+        if future.status == "finished":
+            results: list[Checked] = future.result()
             for (number, _), checked in zip(lines, results):
                 output.put(number, checked)
         elif future.status == "error":
@@ -275,7 +273,7 @@ def _check_on_cluster(client: Any, chunks: _Chunks, output: _Output, window: int
                 suspects.extend(lines)
                 return
             number, line = lines[0]
-            message = _failure(results[1] if isinstance(results, tuple) else results)
+            message = _failure(future.exception())
             output.put(number, (FAILED, failed_line(number, message,
                                                     line_id(line, manifest is not None))))
         elif future.status in ("lost", "pending"):
@@ -300,14 +298,14 @@ def _check_on_cluster(client: Any, chunks: _Chunks, output: _Output, window: int
                 submit([suspects.popleft()])
             if not tasks:
                 return              # the input is done, and every line is written
-            future, results = next(finished)
-            settle(future, tasks.pop(future), results)
+            future = next(finished)
+            settle(future, tasks.pop(future))
             output.write_ready()
     except _Stop:
         # Results the cluster has finished are finished lines: keep them.
         for future, lines in list(tasks.items()):
             if future.status == "finished":
-                settle(future, lines, future.result())
+                settle(future, lines)
         output.write_ready()
         raise
     finally:
