@@ -10,6 +10,10 @@ and a line that kills its worker twice gets a ``check_failed`` error object.
 A line whose check raises MemoryError (workers run under an address-space
 limit) gets one too.  SIGINT and SIGTERM stop the batch after writing, in
 order, the lines already checked; no worker outlives the batch.
+
+A line may be an envelope ``{"id": ..., "request": {...}}`` (``_envelope``),
+whose output line carries the id; with ``manifest`` every line names files to
+check instead (``_manifest``).
 """
 
 from __future__ import annotations
@@ -26,8 +30,9 @@ from typing import IO, TYPE_CHECKING, Any, Union
 from ._check import contract_limits, run_validated
 from ._codes import EXIT_NOT_VALID, EXIT_REJECTED, EXIT_VALID
 from ._engine import resolve
-from ._jsontext import dumps
-from ._validate import validated_from_text
+from ._envelope import Ident, line_id, split_envelope, with_id
+from ._jsontext import dumps, loads
+from ._validate import read_common_case, validate
 from .errors import CheckError, InvalidInput
 from .limits import Limits
 
@@ -41,8 +46,10 @@ try:
 except ImportError:         # Windows: no address-space limit
     resource = None  # type: ignore[assignment]
 
-__all__ = ["CHECK_FAILED", "CHUNK_LINES", "FAILED", "Outcome", "Progress", "available_cpus",
-           "check_line", "check_lines", "default_worker_memory", "run_batch"]
+__all__ = ["CHECK_FAILED", "CHUNK_LINES", "FAILED", "OUT_OF_MEMORY", "Outcome", "Progress",
+           "available_cpus", "bug_message", "check_line", "check_lines", "check_one",
+           "default_worker_memory", "failed_line", "memory_message", "numbered_lines",
+           "run_batch"]
 
 CHUNK_LINES = 32            # lines per task sent to a worker
 _SKIP_CHUNK = 1 << 20       # bytes read at a time while skipping a line that is too long
@@ -61,10 +68,27 @@ Checked = tuple[int, str]           # (EXIT_VALID, _NOT_VALID, _REJECTED or FAIL
 
 # -- checking one line ---------------------------------------------------------
 
-def failed_line(number: int, message: str) -> str:
-    """The error object of a line whose check could not finish."""
-    return dumps({"error": CHECK_FAILED, "field": None, "path": "", "message": message,
-                  "line": number})
+def failed_line(number: int, message: str, ident: Ident | None = None) -> str:
+    """The error object of a line whose check could not finish (its id first, if any)."""
+    return dumps(with_id(ident, {"error": CHECK_FAILED, "field": None, "path": "",
+                                 "message": message, "line": number}))
+
+
+OUT_OF_MEMORY = "out of memory"     # a MemoryError, until it is worded by memory_message
+
+
+def memory_message(memory: int | None) -> str:
+    """The check_failed message of a line whose check ran out of memory."""
+    message = "the check of this line ran out of memory"
+    if memory:
+        message += f" (the limit is {memory >> 20} MiB per worker: see --worker-memory)"
+    return message
+
+
+def bug_message(exc: Exception) -> str:
+    """The check_failed message of a line whose check raised an unexpected exception."""
+    return (f"the check of this line raised {type(exc).__name__}: {exc} "
+            "(a bug in sat-claim-check: please report it)")
 
 
 def check_line(engine: EngineName, limits: Limits | None, number: int, line: bytes | str,
@@ -72,38 +96,55 @@ def check_line(engine: EngineName, limits: Limits | None, number: int, line: byt
     """Check one numbered JSON line: its kind and its output line.
 
     ``memory`` is the worker's address-space limit, for the message when the
-    check runs out of memory.
+    check runs out of memory.  An envelope's id goes first on its output line.
     """
     failure = None
+    ident = None
     try:
         if isinstance(line, str):       # numbered_lines' reason for refusing the line
             raise InvalidInput(None, "", line)
         if not line.strip():
             raise InvalidInput(None, "", "blank line: every line must hold one JSON request")
         in_force = contract_limits(limits)
-        v = validated_from_text(line, in_force)
+        v = read_common_case(line, in_force)        # the compiled reader: no envelope
+        if v is None:
+            ident, request = split_envelope(loads(line))
+            v = validate(request, in_force)
         result = run_validated(v, *resolve(engine), in_force).result
     except CheckError as err:
         error = err.to_dict()
         error["line"] = number
-        return EXIT_REJECTED, dumps(error)
+        return EXIT_REJECTED, dumps(with_id(ident, error))
     except MemoryError:
         # Worded after the except clause, which frees what the check had built.
-        failure = "the check of this line ran out of memory"
-        if memory:
-            failure += f" (the limit is {memory >> 20} MiB per worker: see --worker-memory)"
+        failure = OUT_OF_MEMORY
     except Exception as exc:    # a bug: say so on this line rather than lose the batch
-        failure = (f"the check of this line raised {type(exc).__name__}: {exc} "
-                   "(a bug in sat-claim-check: please report it)")
+        failure = bug_message(exc)
     if failure is not None:
-        return FAILED, failed_line(number, failure)
-    return EXIT_VALID if result["valid"] else EXIT_NOT_VALID, dumps(result)
+        if failure is OUT_OF_MEMORY:
+            failure = memory_message(memory)
+        return FAILED, failed_line(number, failure, ident)
+    return EXIT_VALID if result["valid"] else EXIT_NOT_VALID, dumps(with_id(ident, result))
 
 
 def check_lines(engine: EngineName, limits: Limits | None, lines: list[Numbered],
-                memory: int | None = None) -> list[Checked]:
-    """check_line() on each numbered line, in order (what a worker does per chunk)."""
+                memory: int | None = None, manifest: str | None = None) -> list[Checked]:
+    """check_line() on each numbered line, in order (what a worker does per chunk).
+
+    With ``manifest`` (the directory that relative paths are resolved against)
+    the lines are manifest lines: ``_manifest.check_manifest_line``.
+    """
+    if manifest is not None:
+        from ._manifest import check_manifest_line
+        return [check_manifest_line(engine, limits, number, line, manifest, memory)
+                for number, line in lines]
     return [check_line(engine, limits, number, line, memory) for number, line in lines]
+
+
+def check_one(engine: EngineName, limits: Limits | None, number: int, line: bytes | str,
+              manifest: str | None = None) -> Checked:
+    """check_lines() of one line, in this process."""
+    return check_lines(engine, limits, [(number, line)], None, manifest)[0]
 
 
 def numbered_lines(stream: IO[bytes], max_bytes: int | None = None) -> Iterator[Numbered]:
@@ -114,16 +155,20 @@ def numbered_lines(stream: IO[bytes], max_bytes: int | None = None) -> Iterator[
     up to ``skip_bytes(max_bytes)``; a line with no end by then (an endless
     stream) ends the input there.
     """
+    if max_bytes is None:       # no cap: any iterable of lines will do
+        for number, line in enumerate(stream, 1):
+            yield number, line[:-1] if line.endswith(b"\n") else line
+        return
     number = 0
     while True:
-        line = stream.readline() if max_bytes is None else stream.readline(max_bytes + 1)
+        line = stream.readline(max_bytes + 1)
         if not line:
             return
         number += 1
         if line.endswith(b"\n"):
             yield number, line[:-1]
             continue
-        if max_bytes is None or len(line) <= max_bytes:
+        if len(line) <= max_bytes:
             yield number, line          # the last line, with no newline
             continue
         reason = (f"the line is longer than {max_bytes} bytes, the most read at these "
@@ -371,12 +416,14 @@ class Outcome:
 
 def run_batch(stream: IO[bytes], out: IO[str], *, engine: EngineName, limits: Limits | None,
               jobs: int, progress: Progress, worker_memory: int | None = None,
-              max_line_bytes: int | None = None) -> Outcome:
+              max_line_bytes: int | None = None, manifest: str | None = None) -> Outcome:
     """Check every line of ``stream`` (binary), writing one line each to ``out``.
 
     ``jobs`` 1 checks here; more start up to that many worker processes, each
     limited to ``worker_memory`` bytes of address space (None: no limit).  A
-    line over ``max_line_bytes`` is rejected unread.
+    line over ``max_line_bytes`` is rejected unread.  With ``manifest`` (a
+    directory) the lines are manifest lines whose relative paths are resolved
+    against it.
     """
     lines_in = _Input(stream, max_line_bytes)
     with _StopSignals() as signals:
@@ -384,9 +431,10 @@ def run_batch(stream: IO[bytes], out: IO[str], *, engine: EngineName, limits: Li
         outcome = Outcome(output.counts)
         try:
             if jobs == 1:
-                _check_here(lines_in, output, engine, limits)
+                _check_here(lines_in, output, engine, limits, manifest)
             else:
-                _check_in_workers(lines_in, output, jobs, engine, limits, worker_memory)
+                _check_in_workers(lines_in, output, jobs, engine, limits, worker_memory,
+                                  manifest)
         except _WriteFailed as exc:
             outcome.write_error = exc.error
     outcome.signal = signals.signum
@@ -395,14 +443,14 @@ def run_batch(stream: IO[bytes], out: IO[str], *, engine: EngineName, limits: Li
 
 
 def _check_here(lines_in: _Input, output: _Output, engine: EngineName,
-                limits: Limits | None) -> None:
+                limits: Limits | None, manifest: str | None) -> None:
     while True:
         chunk = lines_in.next_chunk()
         if chunk is None:
             return
         try:
             for number, line in chunk:
-                output.put(number, check_line(engine, limits, number, line))
+                output.put(number, check_one(engine, limits, number, line, manifest))
         finally:                # on a signal too: the lines checked so far
             output.write_ready()
 
@@ -421,9 +469,10 @@ class _Worker:
     """One worker process, its end of the pipe, and the task it holds."""
 
     def __init__(self, context: Any, engine: EngineName, limits: Limits | None,
-                 memory: int | None) -> None:
+                 memory: int | None, manifest: str | None) -> None:
         ours, theirs = context.Pipe()
-        self.process = context.Process(target=_serve, args=(theirs, engine, limits, memory),
+        self.process = context.Process(target=_serve,
+                                       args=(theirs, engine, limits, memory, manifest),
                                        daemon=True)
         self.process.start()
         theirs.close()
@@ -464,7 +513,8 @@ class _Worker:
         return f"exit status {code}"
 
 
-def _serve(conn: Connection, engine: EngineName, limits: Limits | None, memory: int | None) -> None:
+def _serve(conn: Connection, engine: EngineName, limits: Limits | None, memory: int | None,
+           manifest: str | None) -> None:
     """A worker process: check the chunks the batch sends, until it sends None."""
     # Ctrl-C reaches the whole process group: the batch decides what to do.  A
     # fork copied the batch's SIGTERM handler and blocked signals: undo both.
@@ -482,7 +532,7 @@ def _serve(conn: Connection, engine: EngineName, limits: Limits | None, memory: 
             lines = conn.recv()
             if lines is None:
                 return
-            conn.send(check_lines(engine, limits, lines, memory))
+            conn.send(check_lines(engine, limits, lines, memory, manifest))
     except MemoryError:         # the chunk itself, or its results, did not fit
         sys.exit(_EXIT_OUT_OF_MEMORY)
     except (EOFError, OSError):     # the batch is gone
@@ -496,7 +546,7 @@ def _context() -> Any:
 
 
 def _check_in_workers(lines_in: _Input, output: _Output, jobs: int, engine: EngineName,
-                      limits: Limits | None, memory: int | None) -> None:
+                      limits: Limits | None, memory: int | None, manifest: str | None) -> None:
     from multiprocessing.connection import wait
 
     context = _context()
@@ -515,14 +565,14 @@ def _check_in_workers(lines_in: _Input, output: _Output, jobs: int, engine: Engi
             for item in task.lines:
                 heapq.heappush(retry, (item[0], _Task([item])))
             return
-        number = task.lines[0][0]
+        number, line = task.lines[0]
         task.deaths += 1
         if task.deaths < DEATHS:
             heapq.heappush(retry, (number, task))
         else:
             output.put(number, (FAILED, failed_line(
                 number, f"the worker process checking this line died {DEATHS} times "
-                        f"(last: {reason})")))
+                        f"(last: {reason})", line_id(line, manifest is not None))))
 
     def next_task() -> _Task | None:
         if retry:
@@ -537,7 +587,7 @@ def _check_in_workers(lines_in: _Input, output: _Output, jobs: int, engine: Engi
         nonlocal jobs
         try:
             with _signals_blocked():
-                workers.append(_Worker(context, engine, limits, memory))
+                workers.append(_Worker(context, engine, limits, memory, manifest))
         except OSError:     # no more processes: go on with those there are
             jobs = max(1, len(workers))
             return None
@@ -561,7 +611,7 @@ def _check_in_workers(lines_in: _Input, output: _Output, jobs: int, engine: Engi
                     heapq.heappush(retry, (task.lines[0][0], task))
                 else:               # not even one: check here
                     for number, line in task.lines:
-                        output.put(number, check_line(engine, limits, number, line))
+                        output.put(number, check_one(engine, limits, number, line, manifest))
             elif not worker.give(task):
                 died(worker)        # it died taking the task: the task counts
 

@@ -33,8 +33,15 @@ if TYPE_CHECKING:
     Steps = tuple[array[int], array[int], array[int]]   # (kinds, offsets, literals)
     PathOf = Callable[[int, int], str]              # (array, item) -> JSON Pointer
 
-__all__ = ["Validated", "proof_steps", "request_step", "validate", "validate_arrays",
-           "validated_from_text"]
+__all__ = [
+    "Validated",
+    "proof_steps",
+    "read_common_case",
+    "request_step",
+    "validate",
+    "validate_arrays",
+    "validated_from_text",
+]
 
 _convert = converter()
 
@@ -606,6 +613,13 @@ def validated_from_text(data: bytes | bytearray | str, limits: Limits) -> Valida
     the GIL; it declines anything else (an error, an escape, ``3.0``...), and
     the exact path reads the text then.
     """
+    fast = read_common_case(data, limits)
+    return validate(loads(data), limits) if fast is None else fast
+
+
+def read_common_case(data: bytes | bytearray | str, limits: Limits) -> Validated | None:
+    """The compiled reader alone: the Validated of a request's text in the
+    common case, or None (then ``validate(loads(data))`` has the answer)."""
     raw: bytes | bytearray | None
     if isinstance(data, str):
         try:
@@ -616,7 +630,7 @@ def validated_from_text(data: bytes | bytearray | str, limits: Limits) -> Valida
         raw = data
     arrays = None if raw is None else _read_request(raw, limits)
     if arrays is None:
-        return validate(loads(data), limits)
+        return None
     claim, num_vars, clause_offsets, clause_lits, assignment, kinds, offsets, lits = arrays
     out = Validated(claim, num_vars, clause_offsets, clause_lits)
     out.assignment = assignment

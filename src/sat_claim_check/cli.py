@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import errno
 import json
+import logging
 import os
 import signal
 import sys
@@ -23,7 +24,7 @@ from importlib import resources
 from typing import IO, TYPE_CHECKING, Any, cast
 
 from . import __version__, _bounds
-from ._batch import FAILED, Progress, available_cpus, default_worker_memory, run_batch
+from ._batch import FAILED, Outcome, Progress, available_cpus, default_worker_memory, run_batch
 from ._check import run_validated
 from ._codes import (
     EXIT_BROKEN_PIPE,
@@ -42,7 +43,7 @@ from .errors import CheckError, InvalidInput
 from .limits import CEILINGS, Limits
 
 if TYPE_CHECKING:
-    from ._types import ProofArrays, Result
+    from ._types import EngineName, ProofArrays, Result
 
 DESCRIPTION = """\
 Check a SAT solver certificate given as one JSON request:
@@ -121,15 +122,24 @@ dropped, and a bad line never stops the batch. A line whose check cannot
 finish gets {"error": "check_failed", "field": null, "path": "", "message":
 ..., "line": N}: its check ran out of memory (see --worker-memory), or the
 worker process checking it died twice (killed, or out of memory). A summary
-goes to stderr."""
+goes to stderr.
+
+A line may be an envelope {"id": ID, "request": {...}} (ID a string or an
+integer): its output line is the request's, with "id" as the first key. With
+--manifest every line names files instead: {"id": ID, "cnf": "f.cnf", "proof":
+"f.drup.gz"} or with "model"; relative paths are resolved against the
+manifest's directory. --scheduler checks on a Dask cluster, with the same
+output byte for byte (pip install "sat-claim-check[dask]")."""
 
 BATCH_EPILOG = """\
 exit status: 0 every claim was valid, 1 some claim was not valid (and no line
 was rejected or failed), 2 some line was rejected or failed, the input could
 not be read to its end (every line read before has its output line), or
-standard output could not be written (a line on stderr). 130 on SIGINT
-(Ctrl-C) and 143 on SIGTERM: the lines already checked are written, in order,
-then the batch stops; a second signal does not wait for a blocked write. 141,
+standard output could not be written (a line on stderr); with --scheduler
+also when the cluster cannot run the batch or the scheduler is lost (every
+line before it is written). 130 on SIGINT (Ctrl-C) and 143 on SIGTERM: the
+lines already checked are written, in order, then the batch stops; a second
+signal does not wait for a blocked write. 141,
 silently, when standard output is a pipe nobody reads any more. No worker
 process outlives the batch.
 
@@ -279,7 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     batch.add_argument("file", nargs="?", default="-", metavar="FILE",
                        help="JSON Lines; - or nothing reads standard input")
-    batch.add_argument("--jobs", "-j", type=jobs_count, default=1, metavar="N",
+    batch.add_argument("--jobs", "-j", type=jobs_count, default=None, metavar="N",
                        help="worker processes (default 1: check in this process; 0 means "
                             "one per CPU; more than the CPUs this process may use is "
                             "lowered to that number, with a note on stderr)")
@@ -289,6 +299,16 @@ def build_parser() -> argparse.ArgumentParser:
                             "A line whose check needs more gets a check_failed error "
                             "object instead of exhausting the machine's memory; --jobs 1 "
                             "runs without it")
+    batch.add_argument("--manifest", action="store_true",
+                       help="FILE is a manifest: each line names a CNF and a proof or a model "
+                            "file to check, {\"id\": ..., \"cnf\": \"f.cnf\", \"proof\": "
+                            "\"f.drup\"}; relative paths are resolved against FILE's "
+                            "directory (the current one for standard input)")
+    batch.add_argument("--scheduler", type=scheduler_address, metavar="ADDRESS",
+                       help="check on a Dask cluster: the address of its scheduler (e.g. "
+                            "tcp://127.0.0.1:8786), or local:N to start a local cluster of N "
+                            "worker processes; the output is that of --jobs 1 (needs the "
+                            "dask extra; excludes --jobs and --worker-memory)")
     add_engine_options(batch)
     batch.set_defaults(handler=command_batch)
 
@@ -516,16 +536,38 @@ def batch_jobs(requested: int) -> int:
     return requested
 
 
+def scheduler_address(text: str) -> str:
+    """--scheduler ADDRESS: a scheduler's address, or local / local:N with N >= 1."""
+    if text == "local" or text.startswith("local:"):
+        count = text.partition(":")[2]
+        if count and not (count.isdigit() and int(count) >= 1):
+            raise argparse.ArgumentTypeError(
+                f"local:N needs a number of workers N >= 1, got {count!r}")
+    elif not text:
+        raise argparse.ArgumentTypeError("an empty scheduler address")
+    return text
+
+
 def command_batch(args: argparse.Namespace) -> int:
     limits = limits_from(args)
-    resolve(args.engine)        # an unavailable engine fails before any line
+    if args.scheduler is not None:
+        if args.jobs is not None or args.worker_memory is not None:
+            say("--scheduler excludes --jobs and --worker-memory (the cluster's workers "
+                "check the lines, under their own memory limit)")
+            return EXIT_REJECTED
+    else:
+        resolve(args.engine)    # an unavailable engine fails before any line
     if sys.stdout is None:      # nothing could be written: check nothing
         raise WriteError(stdout_closed())
-    jobs = batch_jobs(args.jobs)
+    jobs = batch_jobs(1 if args.jobs is None else args.jobs)
     if args.worker_memory is None:
         memory = default_worker_memory(jobs)
     else:
         memory = args.worker_memory << 20 or None
+    manifest = None
+    if args.manifest:
+        manifest = os.getcwd() if args.file == "-" else os.path.dirname(
+            os.path.abspath(args.file))
     source = "standard input" if args.file == "-" else repr(args.file)
     try:
         stream = standard_input() if args.file == "-" else open(args.file, "rb")  # noqa: SIM115
@@ -538,10 +580,18 @@ def command_batch(args: argparse.Namespace) -> int:
         size = 0
     progress = Progress(stream, size)
     start = time.perf_counter()
+    lost = None
     try:
-        outcome = run_batch(stream, sys.stdout, engine=args.engine, limits=limits,
-                            jobs=jobs, progress=progress, worker_memory=memory,
-                            max_line_bytes=request_cap(args, limits))
+        if args.scheduler is not None:
+            outcome, lost = batch_on_cluster(args.scheduler, stream, progress, args.engine,
+                                             limits, manifest)
+            if outcome is None:
+                return EXIT_REJECTED
+        else:
+            outcome = run_batch(stream, sys.stdout, engine=args.engine, limits=limits,
+                                jobs=jobs, progress=progress, worker_memory=memory,
+                                max_line_bytes=request_cap(args, limits),
+                                manifest=manifest)
     finally:
         progress.close()
         if args.file != "-":
@@ -557,6 +607,9 @@ def command_batch(args: argparse.Namespace) -> int:
     if outcome.read_error is not None:
         error = outcome.read_error
         say(f"cannot read {source}: {error.strerror or error}")
+    if lost is not None:
+        say(f"batch: {lost}; stopped after {summary}")
+        return EXIT_REJECTED
     if outcome.signal is not None:
         say(f"batch: stopped by {signal.Signals(outcome.signal).name} after {summary}")
         return EXIT_INTERRUPTED if outcome.signal == signal.SIGINT else EXIT_TERMINATED
@@ -564,6 +617,37 @@ def command_batch(args: argparse.Namespace) -> int:
     if outcome.read_error is not None or counts[EXIT_REJECTED] or counts[FAILED]:
         return EXIT_REJECTED
     return EXIT_NOT_VALID if counts[EXIT_NOT_VALID] else EXIT_VALID
+
+
+def batch_on_cluster(scheduler: str, stream: IO[bytes], progress: Progress,
+                     engine: EngineName, limits: Limits,
+                     manifest: str | None) -> tuple[Outcome | None, str | None]:
+    """``batch --scheduler``: (the outcome, or None when the cluster could not run
+    the batch, said on stderr; the words for a scheduler lost mid-batch)."""
+    from .dask import ClusterError, connect
+    from .dask import run_batch as run_on_cluster
+
+    # Dask logs what it retries (dead workers, a lost scheduler) with tracebacks;
+    # the batch says what matters on its own lines.
+    logging.disable(logging.CRITICAL)
+    try:
+        client, cluster = connect(scheduler)
+    except ClusterError as err:
+        say(str(err))
+        return None, None
+    try:
+        outcome = run_on_cluster(stream, sys.stdout, client=client, engine=engine,
+                                 limits=limits, manifest=manifest, progress=progress)
+    except ClusterError as err:
+        say(str(err))
+        return None, None
+    finally:
+        with suppress(Exception):   # closing a cluster that is gone: nothing to do
+            client.close()
+            if cluster is not None:
+                cluster.close()
+        logging.disable(logging.NOTSET)
+    return outcome, outcome.lost
 
 
 def command_schema(args: argparse.Namespace) -> int:

@@ -1,0 +1,396 @@
+"""Batches on a Dask cluster: ``batch --scheduler`` and a ``dask.bag`` API.
+
+Needs the extra: ``pip install "sat-claim-check[dask]"`` (``dask[bag]`` and
+``distributed``); this module imports them only when it is used.
+
+``run_batch(stream, out, client=...)`` is what ``sat-claim-check batch
+--scheduler ADDRESS`` runs: the same output, byte for byte, as ``batch --jobs
+1``.  Lines go to the cluster in chunks (``check_lines`` on each), with a
+bounded number of chunks in flight and a reorder buffer no bigger than that
+window, so memory stays bounded whatever the input size.  A worker that dies
+costs no line: the scheduler runs its tasks again on another worker (up to
+its ``distributed.scheduler.allowed-failures``), and a chunk that Dask gives
+up on (``KilledWorker``) is checked again line by line, one line at a time
+on the whole cluster, so that only a line that keeps killing workers gets a
+``check_failed`` error object.
+
+``check_bag(bag)`` checks a ``dask.bag`` of lines, requests or envelopes (or,
+with ``manifest=``, manifest entries) and returns a bag of output lines, one
+per element, in order.
+
+    >>> import dask.bag as db                                  # doctest: +SKIP
+    >>> from sat_claim_check.dask import check_bag             # doctest: +SKIP
+    >>> lines = check_bag(db.read_text("requests-*.jsonl"))     # doctest: +SKIP
+    >>> lines.to_textfiles("results-*.jsonl", last_endline=True)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections import deque
+from contextlib import suppress
+from typing import IO, TYPE_CHECKING, Any
+
+from . import __version__
+from ._batch import (
+    FAILED,
+    Checked,
+    Numbered,
+    Outcome,
+    Progress,
+    _Output,
+    _Stop,
+    _StopSignals,
+    _WriteFailed,
+    available_cpus,
+    check_lines,
+    check_one,
+    failed_line,
+    numbered_lines,
+)
+from ._codes import EXIT_REJECTED
+from ._engine import resolve
+from ._envelope import line_id
+from ._jsontext import dumps
+from .errors import InvalidInput
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from ._types import EngineName
+    from .limits import Limits
+
+__all__ = ["CHUNK_BYTES", "CHUNK_LINES", "KINDS", "RETRIES", "ClusterError", "ClusterOutcome",
+           "check_bag", "connect", "run_batch"]
+
+CHUNK_LINES = 64            # lines per task, at most (benchmarks/README.md: per-task cost)
+CHUNK_BYTES = 4 << 20       # bytes of input per task, at most (a longer line goes alone)
+RETRIES = 2                 # a task that raises is run again this many times
+LOCAL_ALLOWED_FAILURES = 1  # local:N: a task whose worker died twice is given up
+WAIT_FOR_WORKERS = 60.0     # seconds to wait for a first worker
+# check_bag(kinds=True): the names of the kinds EXIT_VALID, _NOT_VALID, _REJECTED, FAILED
+KINDS = ("valid", "not_valid", "rejected", "failed")
+
+
+class ClusterError(Exception):
+    """The cluster cannot run the batch: the scheduler cannot be reached, no worker
+    joined it in time, or its workers run another version of sat-claim-check."""
+
+
+class ClusterOutcome(Outcome):
+    """How a batch on a cluster ended: ``Outcome``, and ``lost``, the words for a
+    scheduler that went away mid-batch (every line before it was written)."""
+
+    def __init__(self, counts: list[int]) -> None:
+        super().__init__(counts)
+        self.lost: str | None = None
+
+
+def _require() -> None:
+    try:
+        import dask.bag  # noqa: F401
+        import distributed  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(f"the Dask extra is not installed ({exc}): "
+                          "pip install 'sat-claim-check[dask]'") from None
+
+
+# -- the cluster ----------------------------------------------------------------
+
+def connect(scheduler: str) -> tuple[Any, Any]:
+    """(client, cluster) for ``--scheduler``: ``local`` or ``local:N`` starts a
+    ``distributed.LocalCluster`` of N worker processes (one per CPU without N)
+    on 127.0.0.1, returned as the cluster; anything else is the address of a
+    running scheduler (cluster None), given up after Dask's
+    ``distributed.comm.timeouts.connect`` (30 s unless configured).  Close both
+    when done.  Raises ClusterError, or ValueError for a malformed ``local:N``.
+    """
+    _require()
+    import dask
+    from distributed import Client, LocalCluster
+
+    if scheduler == "local" or scheduler.startswith("local:"):
+        text = scheduler.partition(":")[2]
+        if text and not (text.isdigit() and int(text) > 0):
+            raise ValueError(f"local:N needs a positive number of workers, got {text!r}")
+        workers = int(text) if text else available_cpus()
+        try:
+            with dask.config.set({"distributed.scheduler.allowed-failures":
+                                  LOCAL_ALLOWED_FAILURES}):
+                cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
+                                       processes=True, host="127.0.0.1",
+                                       dashboard_address=":0", silence_logs=logging.CRITICAL)
+        except Exception as exc:    # no processes, no port: say why, no traceback
+            raise ClusterError(f"cannot start a local cluster of {workers} workers: "
+                               f"{type(exc).__name__}: {exc}") from None
+        return Client(cluster), cluster
+    try:
+        return Client(scheduler, timeout=dask.config.get("distributed.comm.timeouts.connect")), None
+    except (OSError, asyncio.TimeoutError, ValueError, TypeError) as exc:
+        raise ClusterError(f"cannot reach the scheduler at {scheduler}: {exc}") from None
+
+
+def _worker_report(engine: EngineName) -> tuple[str, str | None]:
+    """On a worker: its version of sat-claim-check, and why ``engine`` cannot run there."""
+    try:
+        resolve(engine)
+    except ImportError as exc:
+        return __version__, str(exc)
+    return __version__, None
+
+
+def check_workers(client: Any, engine: EngineName, wait: float = WAIT_FOR_WORKERS) -> int:
+    """Wait for a first worker, check that every worker runs this version of
+    sat-claim-check and can use ``engine``; the number of threads.  Raises
+    ClusterError."""
+    try:
+        client.wait_for_workers(1, timeout=wait)
+    except (TimeoutError, asyncio.TimeoutError, OSError):
+        raise ClusterError(f"no worker joined the scheduler within {wait:g} s") from None
+    try:
+        reports = client.run(_worker_report, engine)
+    except Exception as exc:    # the workers cannot even import sat-claim-check
+        raise ClusterError(f"the workers cannot run sat-claim-check: "
+                           f"{type(exc).__name__}: {exc}") from None
+    for address, (version, problem) in sorted(reports.items()):
+        if version != __version__:
+            raise ClusterError(f"the worker {address} runs sat-claim-check {version}, "
+                               f"this batch {__version__}")
+        if problem is not None:
+            raise ClusterError(f"the worker {address} cannot run the engine: {problem}")
+    threads: int = sum(client.nthreads().values())
+    return max(1, threads)
+
+
+# -- the batch ------------------------------------------------------------------
+
+class _Lost(Exception):
+    """The scheduler forgot a task: it restarted, or the connection to it broke."""
+
+
+class _Chunks:
+    """The input in chunks of at most ``lines`` lines and ``size`` bytes (a longer
+    line goes alone); a read error ends it and is kept."""
+
+    def __init__(self, stream: IO[bytes], lines: int, size: int) -> None:
+        self._lines = numbered_lines(stream)
+        self._max_lines = lines
+        self._max_bytes = size
+        self._next: Numbered | None = None
+        self.done = False
+        self.error: OSError | None = None
+
+    def next_chunk(self) -> list[Numbered] | None:
+        chunk: list[Numbered] = []
+        size = 0
+        while not self.done and len(chunk) < self._max_lines:
+            item = self._next
+            self._next = None
+            if item is None:
+                try:
+                    item = next(self._lines, None)
+                except OSError as exc:  # the lines before it are still checked
+                    self.error = exc
+                    item = None
+                if item is None:
+                    self.done = True
+                    break
+            if chunk and size + len(item[1]) > self._max_bytes:
+                self._next = item       # the first line of the next chunk
+                break
+            chunk.append(item)
+            size += len(item[1])
+        return chunk or None
+
+
+def run_batch(stream: IO[bytes], out: IO[str], *, client: Any, engine: EngineName = "auto",
+              limits: Limits | None = None, manifest: str | None = None,
+              progress: Progress | None = None, chunk_lines: int = CHUNK_LINES,
+              chunk_bytes: int = CHUNK_BYTES, window: int | None = None,
+              retries: int = RETRIES) -> ClusterOutcome:
+    """Check every line of ``stream`` (binary) on the cluster of ``client`` (a
+    ``distributed.Client``), writing one line each to ``out``, in input order:
+    what ``batch --scheduler`` does, with its guarantees (module docstring).
+
+    ``manifest`` (a directory) makes the lines manifest lines, their relative
+    paths resolved against it; the workers read the files, so they must see
+    them at the same paths.  At most ``window`` chunks (default: three per
+    worker thread) are in flight or waiting to be written.  SIGINT and
+    SIGTERM stop the batch after writing the lines already checked (in the
+    main thread).  Returns a ClusterOutcome: ``counts`` (lines written: valid,
+    not valid, rejected, failed), ``signal``, ``read_error``, ``write_error``
+    and ``lost``.  Raises ClusterError before any line when the workers do not
+    match (``check_workers``).
+    """
+    _require()
+    threads = check_workers(client, engine)
+    window = max(2, 3 * threads) if window is None else max(1, window)
+    if progress is None:
+        progress = Progress(stream, 0)
+    chunks = _Chunks(stream, max(1, chunk_lines), max(1, chunk_bytes))
+    with _StopSignals() as signals:
+        output = _Output(out, progress, signals)
+        outcome = ClusterOutcome(output.counts)
+        try:
+            _check_on_cluster(client, chunks, output, window, engine, limits, manifest, retries)
+        except _WriteFailed as exc:
+            outcome.write_error = exc.error
+        except _Lost as exc:
+            outcome.lost = str(exc)
+    outcome.signal = signals.signum
+    outcome.read_error = chunks.error
+    return outcome
+
+
+def _check_on_cluster(client: Any, chunks: _Chunks, output: _Output, window: int,
+                      engine: EngineName, limits: Limits | None, manifest: str | None,
+                      retries: int) -> None:
+    from distributed import as_completed
+
+    tasks: dict[Any, list[Numbered]] = {}   # future -> its numbered lines
+    finished = as_completed()
+    unwritten: deque[int] = deque()         # the last line of each chunk not yet written
+    # Lines of chunks that Dask gave up on, checked one at a time on an otherwise
+    # idle cluster: a worker's death then counts against its one line only (every
+    # task a dying worker holds counts one death, innocent or not).
+    suspects: deque[Numbered] = deque()
+
+    def submit(lines: list[Numbered]) -> None:
+        future = client.submit(check_lines, engine, limits, lines, None, manifest,
+                               pure=False, retries=retries)
+        tasks[future] = lines
+        finished.add(future)
+
+    def settle(future: Any, lines: list[Numbered]) -> None:
+        if future.status == "finished":
+            results: list[Checked] = future.result()
+            for (number, _), checked in zip(lines, results):
+                output.put(number, checked)
+        elif future.status == "error":
+            if len(lines) > 1:          # which line was it? each one alone will tell
+                suspects.extend(lines)
+                return
+            number, line = lines[0]
+            message = _failure(future.exception())
+            output.put(number, (FAILED, failed_line(number, message,
+                                                    line_id(line, manifest is not None))))
+        elif future.status in ("lost", "pending"):
+            # Its result was on a worker that died since: the scheduler runs it again.
+            tasks[future] = lines
+            finished.add(future)
+        else:
+            raise _Lost(f"the scheduler lost the task of line {lines[0][0]} "
+                        f"({future.status}): it restarted, or the connection broke")
+
+    try:
+        while True:
+            while unwritten and unwritten[0] <= output.written:
+                unwritten.popleft()
+            while len(unwritten) < window and not suspects:
+                chunk = chunks.next_chunk()
+                if chunk is None:
+                    break
+                unwritten.append(chunk[-1][0])
+                submit(chunk)
+            if suspects and not tasks:
+                submit([suspects.popleft()])
+            if not tasks:
+                return              # the input is done, and every line is written
+            future = next(finished)
+            settle(future, tasks.pop(future))
+            output.write_ready()
+    except _Stop:
+        # Results the cluster has finished are finished lines: keep them.
+        for future, lines in list(tasks.items()):
+            if future.status == "finished":
+                settle(future, lines)
+        output.write_ready()
+        raise
+    finally:
+        if tasks:
+            # Best effort: after a lost scheduler there is nothing left to cancel.
+            with suppress(Exception):
+                client.cancel(list(tasks))
+
+
+def _failure(exc: BaseException | None) -> str:
+    """The check_failed message of a one-line task that failed on the cluster."""
+    from distributed import KilledWorker
+
+    if isinstance(exc, KilledWorker):
+        deaths = getattr(exc, "allowed_failures", None)
+        worker = getattr(getattr(exc, "last_worker", None), "address", None)
+        text = "the worker processes checking this line died"
+        if isinstance(deaths, int):
+            text += f" {deaths + 1} times"
+        if worker:
+            text += f" (Dask's KilledWorker; the last was {worker})"
+        return text
+    return f"the check of this line raised {type(exc).__name__} on the cluster: {exc}"
+
+
+# -- dask.bag -------------------------------------------------------------------
+
+def check_bag(bag: Any, *, engine: EngineName = "auto", limits: Limits | None = None,
+              manifest: str | os.PathLike[str] | None = None, kinds: bool = False) -> Any:
+    """A ``dask.bag.Bag`` of the output lines (str, no newline) of ``bag``'s
+    elements, one each, in order, as ``batch`` writes them.
+
+    An element is a JSON line (str or bytes; one final newline is ignored, as
+    ``dask.bag.read_text`` keeps it) or a JSON value (a request or an
+    envelope as a dict), which is checked as its compact JSON text.  With
+    ``manifest`` (a directory, against which relative paths are resolved)
+    elements are manifest lines or entries.  An error object's ``"line"`` is
+    the element's 1-based position in the bag.  With ``kinds`` the elements
+    are (kind, line) pairs, kind one of KINDS.
+
+    Each partition is checked as one task: size partitions as chunks (the
+    module's CHUNK_LINES).  A task that keeps killing workers fails the
+    computation with ``KilledWorker``, as any Dask task does; ``run_batch``
+    is the way that isolates such a line.
+    """
+    _require()
+    import dask
+    import dask.bag as db
+
+    base = None if manifest is None else os.path.abspath(manifest)
+    parts = bag.map_partitions(list).to_delayed()
+    checked = []
+    offset: Any = 0         # elements before the partition: a Delayed after the first
+    for part in parts:
+        checked.append(dask.delayed(_check_partition, pure=True)(
+            part, offset, engine, limits, base, kinds))
+        offset = dask.delayed(_after, pure=True)(offset, part)
+    return db.from_delayed(checked)
+
+
+def _after(offset: int, part: list[Any]) -> int:
+    return offset + len(part)
+
+
+def _check_partition(part: Iterable[Any], offset: int, engine: EngineName,
+                     limits: Limits | None, manifest: str | None,
+                     kinds: bool) -> list[Any]:
+    out: list[Any] = []
+    for number, element in enumerate(part, offset + 1):
+        try:
+            line = _as_line(element)
+        except (TypeError, ValueError) as exc:
+            error = InvalidInput(None, "", f"the element is not JSON: {exc}").to_dict()
+            error["line"] = number
+            kind, text = EXIT_REJECTED, dumps(error)
+        else:
+            kind, text = check_one(engine, limits, number, line, manifest)
+        out.append((KINDS[kind], text) if kinds else text)
+    return out
+
+
+def _as_line(element: Any) -> bytes:
+    if isinstance(element, str):
+        element = element.encode("utf-8", "surrogatepass")
+    if isinstance(element, (bytes, bytearray)):
+        return bytes(element[:-1] if element.endswith(b"\n") else element)
+    return dumps(element).encode("utf-8", "surrogatepass")
+
