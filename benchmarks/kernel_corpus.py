@@ -40,6 +40,8 @@ def load_baseline(directory):
     """The ``_engine_c`` module of the build in ``directory``, under another name."""
     import importlib.machinery
     import importlib.util
+    import sys
+    import types
 
     # This build's kernel first: loading the other one may also register it as
     # sat_claim_check._engine_c, and then an import would find that one.
@@ -47,6 +49,11 @@ def load_baseline(directory):
 
     package = Path(directory, "sat_claim_check")
     so = next(p for p in package.glob("_engine_c.*") if p.suffix in (".so", ".pyd"))
+    # The kernel imports its codes relatively (from . import _codes): a package
+    # of that name, without running its __init__, finds the other build's.
+    parent = types.ModuleType("sat_claim_check_baseline")
+    parent.__path__ = [str(package)]
+    sys.modules[parent.__name__] = parent
     name = "sat_claim_check_baseline._engine_c"
     loader = importlib.machinery.ExtensionFileLoader(name, str(so))
     spec = importlib.util.spec_from_file_location(name, str(so), loader=loader)
