@@ -443,8 +443,8 @@ def test_stores_stay_the_same_size_however_long_the_proof(comp: Any) -> None:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs ru_maxrss in KiB")
 def test_peak_memory_does_not_grow_with_the_steps(comp: Any) -> None:
-    """In a child process: the same lemmas deleted and added 2,000 or 20,000 times
-    over, fed in chunks generated on the fly; the peak RSS is the same."""
+    """In a child process: the same lemmas deleted and added 10 or 200 times over,
+    fed chunk by chunk; the peak RSS is the same."""
     code = textwrap.dedent("""
         import resource, sys
         from array import array
@@ -469,10 +469,10 @@ def test_peak_memory_does_not_grow_with_the_steps(comp: Any) -> None:
         print(peak - base)
     """)
     grown = []
-    for rounds in (10, 100):
+    for rounds in (10, 200):
         out = subprocess.run([sys.executable, "-c", code, str(rounds)], check=True,
                              capture_output=True, text=True, timeout=120,
                              env={**os.environ, "PYTHONHASHSEED": "0"})
         grown.append(int(out.stdout))
-    # 40,000 steps of 40 literals more would be 6 MB of proof: nothing of it stays.
-    assert grown[1] <= grown[0] + 1024, grown
+    # 76,000 steps of 40 literals more would be 12 MB of proof: nothing of it stays.
+    assert grown[1] <= grown[0] + 2048, grown
