@@ -54,6 +54,7 @@ from inspect import Parameter, Signature
 from operator import index
 
 from cpython.exc cimport PyErr_CheckSignals
+from cpython.pythread cimport PyThread_get_thread_ident
 from libc.stdint cimport INT32_MAX, INT64_MAX, SIZE_MAX
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memmove, memset
@@ -106,8 +107,12 @@ cdef size_t POOL_FLOOR = 1 << 20
 
 # Work between two polls (signals, progress) by default: about 4 ms of checking.
 POLL_INTERVAL = 1 << 20
+# The thread whose signal handlers run (see _set_polls).
+cdef unsigned long _MAIN_THREAD = threading.main_thread().ident
 # run() feeds the proof in slices of this many steps (each feed copies its slice).
 RUN_SLICE = 1 << 16
+# What feed() returns when every step succeeded.
+cdef tuple _ALL_STEPS_VALID = (_codes.STATUS_VALID, -1)
 
 
 cdef int _grow(void** p, size_t nelems, size_t elsize) except -1 nogil:
@@ -600,16 +605,15 @@ cdef class Kernel:
         return self.wpool.used > POOL_FLOOR + 3 * need
 
     cdef int _collect(self) except -1 nogil:
-        """Reclaim the room of deleted clauses: copy the live clauses into a new
-        arena (in arena order) and the watch lists into one new pool block,
-        rewriting their arena references; then free the old ones.  Slots, ids,
-        groups and the unit list do not change, only arena positions.  Raises
-        MemoryError, changing nothing, when the new arrays cannot be had."""
-        cdef aref_t live = self.arena_len - self.arena_dead
-        cdef int64_t room = <int64_t>live + live // 2 + 1024
-        cdef lit_t* old = self.arena
-        cdef lit_t* arena
+        """Reclaim the room of deleted clauses: move the live clauses to the front
+        of the arena (in arena order, in place), and the watch lists into one new
+        pool block, rewriting their arena references; then free the old pool and
+        give the arena's spare room back.  Slots, ids, groups and the unit list
+        do not change, only arena positions.  Raises MemoryError, changing
+        nothing, when the new block cannot be had."""
+        cdef lit_t* arena = self.arena
         cdef aref_t p = 0, q = 0
+        cdef int64_t room
         cdef int32_t size, t, cap
         cdef cref_t cid
         cdef pool_t pool
@@ -619,20 +623,12 @@ cdef class Kernel:
         cdef char* block
         cdef watch_t* w
         cdef aref_t* data
-        if room > MAX_ARENA:
-            room = MAX_ARENA
         for x in range(self.n_lits):
             nbytes += <size_t>_compact_cap(self.watches[x].len) * sizeof(aref_t)
-        # Both new arrays first: on failure nothing has changed.
-        arena = <lit_t*>malloc(<size_t>room * sizeof(lit_t))
-        if arena == NULL:
-            with gil:
-                raise MemoryError(f"cannot allocate {room} arena entries")
         memset(&pool, 0, sizeof(pool_t))
         if nbytes:
             block = <char*>malloc(nbytes + 16)
             if block == NULL:
-                free(arena)
                 with gil:
                     raise MemoryError(f"cannot allocate {nbytes} bytes of watch lists")
             (<void**>block)[0] = NULL
@@ -642,31 +638,43 @@ cdef class Kernel:
             pool.end = pool.next
             pool.used = nbytes
         pool.block = nbytes // 2 + 4096
+        # Where each live clause goes (its header still names its slot)...
         while p < self.arena_len:
-            cid = old[p]
-            size = old[p + 1]
+            cid = arena[p]
+            size = arena[p + 1]
             if cid != NONE:
-                memcpy(arena + q, old + p, (size + 2) * sizeof(lit_t))
                 self.clauses[cid].head = q + 2
                 q += size + 2
             p += size + 2
+        # ... the watch lists follow (read through the headers, still in place) ...
         for x in range(self.n_lits):
             w = &self.watches[x]
             cap = _compact_cap(w.len)
             data = <aref_t*>base if cap else NULL
             for t in range(w.len):
-                # The old arena names each watched clause's slot.
-                data[t] = self.clauses[old[w.data[t] - 2]].head
+                data[t] = self.clauses[arena[w.data[t] - 2]].head
             w.data = data
             w.cap = cap
             base += <size_t>cap * sizeof(aref_t)
         _pool_free(&self.wpool)
         self.wpool = pool
-        free(old)
-        self.arena = arena
+        # ... and the clauses move, each to a place at or before its own.
+        p = 0
+        q = 0
+        while p < self.arena_len:
+            cid = arena[p]
+            size = arena[p + 1]
+            if cid != NONE:
+                memmove(arena + q, arena + p, (size + 2) * sizeof(lit_t))
+                q += size + 2
+            p += size + 2
         self.arena_len = q
-        self.arena_room = <aref_t>room
         self.arena_dead = 0
+        # Room for as much again as is live, half of it, and some; the rest goes back.
+        room = <int64_t>q + q // 2 + 1024
+        if room < self.arena_room:
+            _grow(<void**>&self.arena, <size_t>room, sizeof(lit_t))
+            self.arena_room = <aref_t>room
         self.n_collections += 1
         return 0
 
@@ -1151,7 +1159,7 @@ cdef class Kernel:
         if self.status != STATUS_VALID:
             self.phase = STOPPED
             return (self.status, self.chunk_index)
-        return (STATUS_VALID, -1)
+        return _ALL_STEPS_VALID
 
     cdef object _finish(self):
         if self.phase == NEW or self.phase == BROKEN:
@@ -1433,7 +1441,7 @@ cdef class Kernel:
         """Polls on for this call (from the counter's next poll due), or off."""
         # Signal handlers run only in the main thread: elsewhere, without a
         # callback, a poll would take the GIL for nothing.
-        if self._progress is None and threading.current_thread() is not threading.main_thread():
+        if self._progress is None and PyThread_get_thread_ident() != _MAIN_THREAD:
             self.next_poll = INT64_MAX
         elif self.next_poll == INT64_MAX:
             if self.work > INT64_MAX - self.poll_interval:
