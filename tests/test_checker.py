@@ -420,7 +420,7 @@ def test_an_exception_from_progress_ends_the_checker(engine: str) -> None:
     checker = scc.Checker(cnf, engine=engine, limits=BIG, progress=stop)
     with pytest.raises(KeyboardInterrupt):
         checker.feed(proof)
-    with pytest.raises(RuntimeError, match="interrupted"):
+    with pytest.raises(RuntimeError, match="KeyboardInterrupt"):
         checker.finish()
 
 

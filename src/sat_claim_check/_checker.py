@@ -14,6 +14,7 @@ Python object per step.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Sequence
 from itertools import islice
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,7 @@ from ._engine import resolve
 from ._report import outcome, work_limit_error
 from ._validate import (
     ProofChunk,
+    one_step,
     step_arrays_chunk,
     steps_chunk,
     validate_cnf,
@@ -31,8 +33,6 @@ from ._validate import (
 )
 
 if TYPE_CHECKING:
-    from array import array
-
     from ._types import EngineName, KernelName, KernelObject, Progress
     from .limits import Limits
 
@@ -114,10 +114,12 @@ class Checker:
         self._literals = 0          # their literals
         self._failed: tuple[int, int, list[int]] | None = None  # status, step, clause
         self._closed: str | None = None     # why every call now raises, or None
+        self._one_kind = array("b", [0])    # add() and delete(): the step's kind and
+        self._one_offsets = array("i", [0, 0])  # offsets (the kernel copies them)
         try:
             status = kernel.start(progress)
-        except BaseException:
-            self._closed = "its initial propagation was interrupted"
+        except BaseException as exc:
+            self._closed = f"the initial propagation raised {type(exc).__name__}"
             raise
         if status == STATUS_WORK_LIMIT:
             self._closed = "the work cap was passed"
@@ -127,12 +129,31 @@ class Checker:
 
     def add(self, lits: Sequence[int]) -> None:
         """Check the next step, {"add": lits}: a lemma that must be RUP; return None."""
-        self._take([{"add": lits}])
+        self._one("add", lits)
 
     def delete(self, lits: Sequence[int]) -> None:
         """Check the next step, {"delete": lits}: remove a clause with these
         literals; return None."""
-        self._take([{"delete": lits}])
+        self._one("delete", lits)
+
+    def _one(self, key: str, value: Any) -> None:
+        """One step, {key: value}: what _take([{key: value}]) does, with less to build."""
+        if self._closed is not None or self._failed is not None:
+            self._check_open()
+            return
+        kinds, offsets = self._one_kind, self._one_offsets
+        try:
+            lits = one_step(key, value, self._steps, self._literals, self._num_vars,
+                            self._limits, kinds, offsets)
+            status, _ = self._kernel.feed(kinds, offsets, lits)
+        except BaseException as exc:
+            self._closed = f"step {self._steps} raised {type(exc).__name__}"
+            raise
+        if status == STATUS_VALID:
+            self._steps += 1
+            self._literals += len(lits)
+        else:
+            self._stop(status, 0, offsets, lits)
 
     def feed(self, steps: Iterable[Any]) -> None:
         """Check the steps of an iterable in order (each {"add": [...]} or
@@ -186,28 +207,32 @@ class Checker:
         if len(kinds):
             try:
                 status, i = self._kernel.feed(kinds, offsets, lits)
-            except BaseException:
-                self._closed = "a step was interrupted"
+            except BaseException as exc:
+                self._closed = f"step {self._steps} or after raised {type(exc).__name__}"
                 raise
             if status != STATUS_VALID:
-                self._steps += i
-                if status == STATUS_WORK_LIMIT:
-                    self._closed = "the work cap was passed"
-                    raise work_limit_error(self._steps, self._limits.max_propagation_work)
-                self._failed = (status, self._steps, lits[offsets[i]:offsets[i + 1]].tolist())
+                self._stop(status, i, offsets, lits)
                 return False
             self._steps += len(kinds)
             self._literals += offsets[len(kinds)] - offsets[0]
         if chunk.problem is not None:
-            self._closed = f"step {self._steps} was rejected"
+            self._closed = f"step {self._steps} raised {type(chunk.problem).__name__}"
             raise chunk.problem
         return True
+
+    def _stop(self, status: int, i: int, offsets: array[int], lits: array[int]) -> None:
+        """Step i of the chunk just fed failed (the verdict) or passed the work cap."""
+        self._steps += i
+        if status == STATUS_WORK_LIMIT:
+            self._closed = "the work cap was passed"
+            raise work_limit_error(self._steps, self._limits.max_propagation_work)
+        self._failed = (status, self._steps, lits[offsets[i]:offsets[i + 1]].tolist())
 
     def _guarded(self, validate: Any, *args: Any) -> ProofChunk:
         try:
             chunk: ProofChunk = validate(*args)
-        except BaseException:
-            self._closed = "a step could not be validated"
+        except BaseException as exc:
+            self._closed = f"step {self._steps} or after raised {type(exc).__name__}"
             raise
         return chunk
 

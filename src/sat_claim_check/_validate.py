@@ -23,8 +23,9 @@ from .errors import CheckError, InvalidInput, LimitExceeded
 if TYPE_CHECKING:
     from .limits import Limits
 
-__all__ = ["ProofChunk", "Validated", "proof_steps", "request_step", "step_arrays_chunk",
-           "steps_chunk", "validate", "validate_arrays", "validate_cnf", "validate_cnf_arrays"]
+__all__ = ["ProofChunk", "Validated", "one_step", "proof_steps", "request_step",
+           "step_arrays_chunk", "steps_chunk", "validate", "validate_arrays", "validate_cnf",
+           "validate_cnf_arrays"]
 
 _convert = converter()
 
@@ -504,6 +505,30 @@ def steps_chunk(steps: Sequence[Any], first: int, literals_before: int, num_vars
         kinds, offsets, lits = flat
     return _within_literal_limit(kinds, offsets, lits, problem, first, literals_before,
                                  num_vars, limits)
+
+
+def one_step(key: str, value: Any, index: int, literals_before: int, num_vars: int,
+             limits: Limits, kinds: array[int], offsets: array[int]) -> array[int]:
+    """``steps_chunk`` for the single step {key: value} (key "add" or "delete"),
+    raising its problem: return its literals, and set ``kinds[0]`` (its kind,
+    classified for the engines) and ``offsets`` to ``[0, len(literals)]``."""
+    check_size("max_proof_steps", index + 1, limits)
+    kinds[0] = STEP_ADD if key == "add" else STEP_DELETE
+    # The usual step: plain ints within 1..num_vars (so within max_vars, and
+    # nothing to classify).
+    flat = _convert.flatten((value,), num_vars, False)
+    plain = flat is not None
+    if flat is None:
+        if type(value) is not list and type(value) is not tuple:
+            _step_shape({key: value}, index)        # raises, unless a list or tuple subclass
+        flat = flatten((value,), limits.max_vars, True, "proof", _step_path(index, key),
+                       "a proof literal")
+    lits = flat[1]
+    check_size("max_proof_literals", literals_before + len(lits), limits)
+    offsets[1] = len(lits)
+    if not plain:
+        _convert.mark_out_of_range(kinds, offsets, lits, num_vars)
+    return lits
 
 
 def step_arrays_chunk(kinds: array[int], offsets: array[int], lits: array[int], a: int,
