@@ -72,7 +72,8 @@ class Checker:
     number of steps fed.  docs/semantics.md, "Checking step by step".
 
     After ``finish()``, or after a call raised (an error, or an exception
-    from ``progress``), every call raises RuntimeError.
+    from ``progress``), every call raises RuntimeError.  One call at a time:
+    a Checker is not shared between threads.
     """
 
     def __init__(self, cnf: Any, *, engine: EngineName = "auto",
@@ -157,8 +158,8 @@ class Checker:
 
     def feed(self, steps: Iterable[Any]) -> None:
         """Check the steps of an iterable in order (each {"add": [...]} or
-        {"delete": [...]}); return None.  Stops taking items from the iterable
-        once a step has failed."""
+        {"delete": [...]}); return None.  The iterable is read 4096 items at a
+        time, and no further than the batch holding a step that fails."""
         self._check_open()
         if self._failed is not None:
             return
