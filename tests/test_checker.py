@@ -450,8 +450,10 @@ def test_corpus_requests_in_every_split(instance: dict[str, Any]) -> None:
         assert got[:3] == want, mode
         assert got == observe(lambda: scc.run(request, engine="compiled")), mode
     # The DRUP file through the array door, from the scanner's arrays.
-    cnf_arrays = dimacs.cnf_arrays(dimacs.read_file(CORPUS / instance["files"]["cnf"]))
-    kinds, offsets, lits = dimacs.drup_arrays(dimacs.read_file(CORPUS / instance["files"]["drup"]))
+    cnf_arrays, proof_arrays, _ = dimacs.parse_files(CORPUS / instance["files"]["cnf"],
+                                                     CORPUS / instance["files"]["drup"], None)
+    assert proof_arrays is not None
+    kinds, offsets, lits = proof_arrays
     checker = scc.Checker._from_arrays(*cnf_arrays, engine="compiled")
     for a, b in chunks(len(kinds), rng):
         checker._feed_arrays(kinds[a:b], offsets[a:b + 1], lits)
