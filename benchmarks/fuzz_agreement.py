@@ -1,13 +1,16 @@
 """Fuzz the compiled kernel against the reference kernel.
 
-    python benchmarks/fuzz_agreement.py --cases 100000 [--seed S] [--jobs J]
+    python benchmarks/fuzz_agreement.py --cases 100000 [--seed S] [--jobs J] [--split]
 
 Each case is a seeded request from tests/proofgen.py (mostly valid DRUP
 proofs, some mutated), run on both kernels without a cap, then with caps at
 the reference's final counter, one below it and a random one below it.  The
 two must agree on (status, step_index, steps_checked), on work except under
-STATUS_WORK_LIMIT, and on reason_deletions.  Prints a summary; exits 1 on
-the first disagreement, printing the request so it can be replayed.
+STATUS_WORK_LIMIT, and on reason_deletions.  With ``--split`` the compiled
+kernel is fed the proof in random chunks (start, feed, finish) instead of
+run(), with a collection forced at random step boundaries, against the
+reference's run().  Prints a summary; exits 1 on the first disagreement,
+printing the request so it can be replayed.
 """
 
 import argparse
@@ -31,30 +34,52 @@ BIG = 10 ** 12
 STATUS_NAMES = {getattr(_codes, n): n for n in dir(_codes) if n.startswith("STATUS_")}
 
 
-def compare(flat, cap):
+def fed(flat, cap, rng):
+    """The compiled kernel fed in random chunks: (finish(), reason_deletions)."""
+    n, co, cl, kinds, so, sl = flat
+    k = comp.Kernel(n, co, cl, None, None, None, cap)
+    if k.start() == _codes.STATUS_VALID:
+        a = 0
+        while a < len(kinds):
+            b = min(len(kinds), a + rng.choice((1, 1, 2, 3, 8, 50)))
+            if k.feed(kinds[a:b], so[a:b + 1], sl)[0] != _codes.STATUS_VALID:
+                break
+            if rng.random() < 0.1:
+                k._collect_now()
+            a = b
+    return k.finish(), k.reason_deletions
+
+
+def compare(flat, cap, rng=None):
     kr = ref.Kernel(*flat, cap)
-    kc = comp.Kernel(*flat, cap)
-    r, c = kr.run(), kc.run()
+    r = kr.run()
+    if rng is None:
+        kc = comp.Kernel(*flat, cap)
+        c = kc.run()
+        deletions = kc.reason_deletions
+    else:
+        c, deletions = fed(flat, cap, rng)
     if r[0] == _codes.STATUS_WORK_LIMIT:    # the compiled kernel stops at the cap
         same = c[:3] == r[:3] and cap < c[3] <= r[3]
     else:
         same = c == r
-    same = same and kr.reason_deletions == kc.reason_deletions
+    same = same and kr.reason_deletions == deletions
     return same, r, c
 
 
-def check(seed, index):
+def check(seed, index, split=False):
     """None when both kernels agree on case (seed, index), else a report."""
     rng = random.Random(f"{seed}-{index}")
     request = proofgen.case(rng)
     flat = proofgen.to_flat(request)
-    same, r, c = compare(flat, BIG)
+    splits = rng if split else None
+    same, r, c = compare(flat, BIG, splits)
     status = r[0]
     caps = [r[3], r[3] + 1]
     if r[3] > 0:
         caps += [r[3] - 1, rng.randrange(r[3])]
     for cap in caps if same else ():
-        same, r2, c = compare(flat, cap)
+        same, r2, c = compare(flat, cap, splits)
         if not same:
             r = r2
             break
@@ -67,11 +92,11 @@ def check(seed, index):
 
 
 def _chunk(args):
-    seed, start, stop = args
+    seed, start, stop, split = args
     statuses = collections.Counter()
     work = 0
     for index in range(start, stop):
-        status, w, failure = check(seed, index)
+        status, w, failure = check(seed, index, split)
         statuses[status] += 1
         work += w
         if failure is not None:
@@ -84,11 +109,14 @@ def main(argv=None):
     parser.add_argument("--cases", type=int, default=10000)
     parser.add_argument("--seed", default="fuzz")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--split", action="store_true",
+                        help="feed the compiled kernel in random chunks instead of run()")
     args = parser.parse_args(argv)
 
     start = time.perf_counter()
     size = 500
-    chunks = [(args.seed, i, min(i + size, args.cases)) for i in range(0, args.cases, size)]
+    chunks = [(args.seed, i, min(i + size, args.cases), args.split)
+              for i in range(0, args.cases, size)]
     statuses = collections.Counter()
     work = done = 0
     failure = None
@@ -108,7 +136,8 @@ def main(argv=None):
     if failure is not None:
         print("DISAGREEMENT:", json.dumps(failure))
         return 1
-    print("both kernels agree on every case (each also under 4 caps)")
+    fed_how = "fed in random chunks" if args.split else "run()"
+    print(f"both kernels agree on every case (compiled: {fed_how}; each also under 4 caps)")
     return 0
 
 

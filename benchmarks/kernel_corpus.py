@@ -7,8 +7,9 @@ unsat proofs, the total, and nanoseconds per unit of propagation work.  With
 ``--large`` it also times the large tier's ``dimacs.run_files`` (files named
 ``l*.cnf`` and ``l*.drup.gz``, ``Limits.unlimited()``), best of ``--large-repeat``.
 
-``--baseline DIR`` compares with another build on the contract tier: DIR holds
-a built ``sat_claim_check`` package (a copy of ``src/sat_claim_check`` with its
+``--baseline DIR`` compares with another build on the contract tier (and, with
+``--large``, on the large tier's kernels too): DIR holds a built
+``sat_claim_check`` package (a copy of ``src/sat_claim_check`` with its
 compiled ``_engine_c``, say from an earlier commit); its kernel is loaded under
 another name and timed interleaved with this one, proof by proof, so the ratio
 holds on a noisy machine.  Both must return the same outcome on every proof.
@@ -40,6 +41,8 @@ def load_baseline(directory):
     """The ``_engine_c`` module of the build in ``directory``, under another name."""
     import importlib.machinery
     import importlib.util
+    import sys
+    import types
 
     # This build's kernel first: loading the other one may also register it as
     # sat_claim_check._engine_c, and then an import would find that one.
@@ -47,6 +50,11 @@ def load_baseline(directory):
 
     package = Path(directory, "sat_claim_check")
     so = next(p for p in package.glob("_engine_c.*") if p.suffix in (".so", ".pyd"))
+    # The kernel imports its codes relatively (from . import _codes): a package
+    # of that name, without running its __init__, finds the other build's.
+    parent = types.ModuleType("sat_claim_check_baseline")
+    parent.__path__ = [str(package)]
+    sys.modules[parent.__name__] = parent
     name = "sat_claim_check_baseline._engine_c"
     loader = importlib.machinery.ExtensionFileLoader(name, str(so))
     spec = importlib.util.spec_from_file_location(name, str(so), loader=loader)
@@ -105,9 +113,11 @@ def contract_tier(corpus, repeat, rows_shown, baseline=None):
         print(f"  {name:40} {ms:7.3f} ms {w:9d} work {nv:5d} vars {ns:5d} steps")
 
 
-def large_tier(corpus, names, repeat):
+def large_tier(corpus, names, repeat, baseline=None):
     import sat_claim_check as scc
-    from sat_claim_check.dimacs import run_files
+    from sat_claim_check import _engine_c
+    from sat_claim_check.dimacs import parse_files, run_files
+    from sat_claim_check.limits import CEILINGS
 
     for cnf in sorted(corpus.glob("l*.cnf")):
         if names and not any(cnf.name.startswith(n) for n in names):
@@ -119,8 +129,27 @@ def large_tier(corpus, names, repeat):
             report = run_files(str(cnf), str(drup), engine="compiled",
                                limits=scc.Limits.unlimited())
             times.append(time.perf_counter() - t)
-        print(f"  {cnf.stem:45} {min(times):8.3f} s  work {report.work}  "
-              f"{report.result['reason']}")
+        line = (f"  {cnf.stem:45} {min(times):8.3f} s  work {report.work}  "
+                f"{report.result['reason']}")
+        if baseline is not None:
+            # The kernels alone, interleaved (the order alternating), on the
+            # validated arrays.
+            from sat_claim_check._validate import validate_arrays
+            (nv, co, cl), proof, _ = parse_files(cnf, drup, None)
+            v = validate_arrays(nv, co, cl, proof=proof, limits=scc.Limits.unlimited())
+            args = (nv, co, cl, v.step_kinds, v.step_offsets, v.step_lits,
+                    CEILINGS["max_propagation_work"])
+            best_new = best_base = float("inf")
+            for r in range(repeat):
+                for module in (_engine_c, baseline) if r % 2 else (baseline, _engine_c):
+                    t = best(lambda module=module, args=args: module.Kernel(*args).run(), 1)
+                    if module is baseline:
+                        best_base = min(best_base, t)
+                    else:
+                        best_new = min(best_new, t)
+            line += (f"; kernel {best_new:.3f} s, baseline {best_base:.3f} s, "
+                     f"ratio {best_new / best_base:.3f}")
+        print(line)
 
 
 def main():
@@ -137,7 +166,7 @@ def main():
     baseline = load_baseline(args.baseline) if args.baseline is not None else None
     contract_tier(args.corpus, args.repeat, args.rows, baseline)
     if args.large is not None:
-        large_tier(args.corpus, args.large, args.large_repeat)
+        large_tier(args.corpus, args.large, args.large_repeat, baseline)
 
 
 if __name__ == "__main__":

@@ -14,11 +14,9 @@ import json
 import os
 import pickle
 import random
-import resource
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from copy import deepcopy
 
@@ -517,37 +515,43 @@ def test_long_ints_are_written_exactly_without_str():
 MEMORY = 1 << 30            # address space for the child: the interpreter needs some
 
 
+# Started by a small launcher process: on Linux a process's peak RSS counts what
+# it had before exec, so a child forked straight from this (big) test process
+# would report this process's size, not its own.
+LAUNCHER = """
+import os, resource, subprocess, sys, time
+memory, timeout, stdin, stdout, stderr = sys.argv[1:6]
+argv = sys.argv[6:]
+def limit():
+    resource.setrlimit(resource.RLIMIT_AS, (int(memory), int(memory)))
+with open(stdin, "rb") as i, open(stdout, "wb") as o, open(stderr, "wb") as e:
+    start = time.perf_counter()
+    child = subprocess.Popen(argv, stdin=i, stdout=o, stderr=e, preexec_fn=limit)
+    _, status, usage = os.wait4(child.pid, 0)
+    elapsed = time.perf_counter() - start
+print(os.waitstatus_to_exitcode(status), usage.ru_maxrss, elapsed)
+"""
+
+
 def run_cli(*args, stdin=b"", pure=False, timeout=60):
     """The command line in a child process limited to MEMORY bytes of address
     space; returns a CompletedProcess with .maxrss (KiB) and .elapsed (s)."""
     env = {k: v for k, v in os.environ.items() if k != "SAT_CLAIM_CHECK_NO_EXTENSIONS"}
     if pure:
         env["SAT_CLAIM_CHECK_NO_EXTENSIONS"] = "1"
-
-    def limit():
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
-
     argv = [sys.executable, "-m", "sat_claim_check", *args]
-    with tempfile.TemporaryFile() as stdin_file, tempfile.TemporaryFile() as stdout, \
-            tempfile.TemporaryFile() as stderr:
-        stdin_file.write(stdin)
-        stdin_file.seek(0)
-        start = time.perf_counter()
-        child = subprocess.Popen(argv, env=env, stdin=stdin_file, stdout=stdout,
-                                 stderr=stderr, preexec_fn=limit)
-        watchdog = threading.Timer(timeout, child.kill)
-        watchdog.start()
-        try:
-            _, status, usage = os.wait4(child.pid, 0)    # the child's own peak memory
-        finally:
-            watchdog.cancel()
-        child.returncode = os.waitstatus_to_exitcode(status)
-        elapsed = time.perf_counter() - start
-        stdout.seek(0)
-        stderr.seek(0)
-        out = subprocess.CompletedProcess(argv, child.returncode, stdout.read(), stderr.read())
-    out.elapsed = elapsed
-    out.maxrss = usage.ru_maxrss
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = [os.path.join(tmp, name) for name in ("stdin", "stdout", "stderr")]
+        with open(paths[0], "wb") as f:
+            f.write(stdin)
+        launched = subprocess.run([sys.executable, "-c", LAUNCHER, str(MEMORY), str(timeout),
+                                   *paths, *argv], env=env, capture_output=True,
+                                  timeout=timeout, check=True)
+        code, maxrss, elapsed = launched.stdout.split()
+        with open(paths[1], "rb") as f1, open(paths[2], "rb") as f2:
+            out = subprocess.CompletedProcess(argv, int(code), f1.read(), f2.read())
+    out.elapsed = float(elapsed)
+    out.maxrss = int(maxrss)
     return out
 
 

@@ -204,8 +204,8 @@ def test_sigint_from_another_thread(big_request, default_sigint, send, engine_na
         timer.cancel()
         timer.join()
     assert sent, "run() ended before the signal"
-    assert stopped - sent[0] < 0.5
-    assert stopped - start < 2.0
+    assert stopped - sent[0] < 1.5      # a shared machine: generous; it was 100 s
+    assert stopped - start < 4.0
     # Nothing is left broken: the next check runs normally.
     small = chain_request(300, 20)
     assert scc.run(small, engine=engine_name).work == work_of(300, 20)
@@ -266,7 +266,7 @@ def test_ctrl_c_exits_130_naming_the_step(big_files, command, engine_name):
             proc.kill()
             proc.wait()
     assert proc.returncode == 130, err
-    assert elapsed < 1.0
+    assert elapsed < 2.0      # a shared machine: generous (the kernel ignored SIGINT for 100 s)
     assert out == b""
     m = re.fullmatch(rb"sat-claim-check: interrupted at proof step (\d+) of (\d+) "
                      rb"\(work (\d+)\)\n", err)

@@ -8,14 +8,16 @@ with a DRUP proof given as JSON steps.
 
 ``check(request)`` takes the request as a dict (parse JSON text first) and
 returns the result dict; ``run(request)`` returns a ``Report`` with the
-result, the work and the engine.  A rejected request raises ``InvalidInput``
-or ``LimitExceeded``.  ``Limits`` adjusts the limits, ``EngineName`` is the
+result, the work and the engine; ``Checker(cnf)`` checks an unsat proof step
+by step, as it arrives.  A rejected request raises ``InvalidInput`` or
+``LimitExceeded``.  ``Limits`` adjusts the limits, ``EngineName`` is the
 type of ``engine=`` and ``Result`` the type of the result.
 ``sat_claim_check.dimacs`` reads DIMACS and DRUP text, ``sat_claim_check.pysat``
 certifies PySAT's answers.  docs/semantics.md describes what is checked.
 """
 
 from ._check import Report, check, run
+from ._checker import Checker
 from ._types import EngineName, Result
 from .dimacs import request_from_dimacs
 from .errors import CheckError, InvalidInput, LimitExceeded
@@ -23,5 +25,5 @@ from .limits import Limits
 
 __version__ = "1.0.0"
 
-__all__ = ["CheckError", "EngineName", "InvalidInput", "LimitExceeded", "Limits", "Report",
-           "Result", "__version__", "check", "request_from_dimacs", "run"]
+__all__ = ["CheckError", "Checker", "EngineName", "InvalidInput", "LimitExceeded", "Limits",
+           "Report", "Result", "__version__", "check", "request_from_dimacs", "run"]

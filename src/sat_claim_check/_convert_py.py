@@ -97,8 +97,11 @@ def flatten_steps(proof: Any, bound: int,
 def mark_out_of_range(kinds: array[int], offsets: array[int], lits: array[int],
                       num_vars: int) -> None:
     """Give each step with a literal outside 1..num_vars its own kind, in place,
-    so that the engines never see such a literal."""
-    if not lits or (-num_vars <= min(lits) and max(lits) <= num_vars and 0 not in lits):
+    so that the engines never see such a literal.  The steps' literals are
+    ``lits[offsets[0]:offsets[-1]]`` (offsets need not start at 0)."""
+    window = lits[offsets[0]:offsets[-1]]
+    if not window or (-num_vars <= min(window) and max(window) <= num_vars
+                      and 0 not in window):
         return
     for s in range(len(kinds)):
         part = lits[offsets[s]:offsets[s + 1]]

@@ -1,11 +1,12 @@
 # The compiled engine's public surface: the same Kernel as the reference
 # engine's (_engine_py), with the same signatures; step kinds and status codes
 # live in _codes.
-from typing import Final
+from typing import Any, Final
 
 from ._types import Ints, Progress
 
 POLL_INTERVAL: Final[int]
+RUN_SLICE: Final[int]
 
 class Kernel:
     """The clause multiset, watch lists and level-0 state of one unsat check."""
@@ -17,17 +18,31 @@ class Kernel:
         num_vars: int,
         clause_offsets: Ints,
         clause_lits: Ints,
-        step_kinds: Ints,
-        step_offsets: Ints,
-        step_lits: Ints,
+        step_kinds: Ints | None,
+        step_offsets: Ints | None,
+        step_lits: Ints | None,
         max_work: int,
     ) -> None: ...
     @property
     def work(self) -> int:
-        """The work counter after the last run."""
+        """The work counter so far."""
+    def start(
+        self,
+        progress: Progress | None = None,
+        poll_interval: int = POLL_INTERVAL,
+    ) -> int:
+        """Store the CNF and make the initial build; return the status."""
+    def feed(self, kinds: Ints, offsets: Ints, lits: Ints) -> tuple[int, int]:
+        """Check a chunk of steps; return (status, index in the chunk or -1)."""
+    def finish(self) -> tuple[int, int, int, int]:
+        """End the check; return (status, step_index, steps_checked, work)."""
     def run(
         self,
         progress: Progress | None = None,
         poll_interval: int = POLL_INTERVAL,
     ) -> tuple[int, int, int, int]:
         """Check the proof; return (status, step_index, steps_checked, work)."""
+    def _check_invariants(self) -> None:
+        """Raise AssertionError unless the stores agree with each other."""
+    def _stats(self) -> dict[str, Any]:
+        """The stores' sizes now."""

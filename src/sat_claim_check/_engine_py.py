@@ -8,26 +8,50 @@ Input is flat integer arrays (CSR style), filled by ``_validate``:
 
 * ``clause_offsets`` (m + 1 entries) and ``clause_lits``: the CNF clauses, as
   given (repeats included); every literal is in ``1..num_vars`` in magnitude.
-* ``step_kinds`` (one per proof step), ``step_offsets`` (n + 1 entries) and
-  ``step_lits``: the proof steps as given.  An ``add`` with a literal out of
-  range, and a ``delete`` that can match no clause, get their own kinds, so the
-  engine never sees a literal outside ``1..num_vars``.
+* ``kinds`` (one per proof step), ``offsets`` (one more) and ``lits``: proof
+  steps as given, step ``s`` being ``lits[offsets[s]:offsets[s + 1]]``.  An
+  ``add`` with a literal out of range, and a ``delete`` that can match no
+  clause, get their own kinds, so the engine never sees a literal outside
+  ``1..num_vars``.
 
-``Kernel(...).run()`` returns plain ints ``(status, step_index, steps_checked,
-work)``; ``_report`` turns them into a result or an error.
+A kernel is fed step by step::
 
-``run(progress)`` calls ``progress(steps_checked, work)`` each time the counter
-has grown by ``poll_interval`` (2**20) since the last call, looking before
-each step and before each trail literal that ``propagate`` takes; an exception
-it raises stops the run.  The compiled engine looks between clause visits
-instead, so the calls fall at nearby, not equal, points; the polls change
-nothing else.
+    k = Kernel(num_vars, clause_offsets, clause_lits, None, None, None, max_work)
+    k.start(progress=None)          # the CNF and the initial build -> status
+    k.feed(kinds, offsets, lits)    # a chunk of steps -> (status, index in the chunk)
+    ...
+    k.finish()                      # -> (status, step_index, steps_checked, work)
+
+``start`` returns ``STATUS_VALID``, or ``STATUS_WORK_LIMIT`` when the initial
+build passed the cap.  ``feed`` checks its steps in order and stops at the
+first that fails or passes the cap, returning its status and its index in the
+chunk (``STATUS_VALID, -1`` when every step succeeded); steps are numbered
+across calls.  ``finish`` gives the outcome, the conclusion included (is the
+empty clause in?).  After a step failed, or after ``finish``, ``feed`` raises
+RuntimeError; ``finish`` can be asked again.  ``start`` always starts afresh.
+``reason_deletions`` lists, across calls, the steps whose delete removed the
+reason of a level-0 literal.
+
+``Kernel(num_vars, clause_offsets, clause_lits, step_kinds, step_offsets,
+step_lits, max_work).run()`` checks a whole proof held in memory: ``start``,
+``feed``, ``finish``.  ``_report`` turns the plain ints into a result or an
+error.
+
+Memory follows the live clauses: a deleted clause leaves every structure (its
+id is never used again).
+
+``start(progress)`` arranges for ``progress(steps_checked, work)`` to be called
+each time the counter has grown by ``poll_interval`` (2**20) since the last
+call, looking before each step and before each trail literal that
+``propagate`` takes, across ``feed`` calls; an exception it raises stops the
+check.  The compiled engine looks between clause visits instead, so the calls
+fall at nearby, not equal, points; the polls change nothing else.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ._codes import (
     STATUS_DELETED_CLAUSE_NOT_FOUND,
@@ -36,7 +60,6 @@ from ._codes import (
     STATUS_LITERAL_OUT_OF_RANGE,
     STATUS_VALID,
     STATUS_WORK_LIMIT,
-    STEP_ADD,
     STEP_ADD_OUT_OF_RANGE,
     STEP_DELETE,
     STEP_DELETE_NO_MATCH,
@@ -56,7 +79,17 @@ EMPTY = 1
 UNIT = 2
 LONG = 3
 
-POLL_INTERVAL = 1 << 20     # work between two calls of run()'s progress callback
+# Where a kernel is: before start(), checking steps, stopped at a step (or by
+# the cap), finished, or broken: an exception (from a poll) left a call midway,
+# and the check must be started again.
+NEW = 0
+CHECKING = 1
+STOPPED = 2
+FINISHED = 3
+BROKEN = 4
+
+POLL_INTERVAL = 1 << 20     # work between two calls of the progress callback
+RUN_SLICE = 1 << 16         # run() feeds the proof in slices of this many steps
 NEVER = 1 << 64             # next_poll without a callback: the counter never gets there
 
 
@@ -82,13 +115,11 @@ class Kernel:
     num_vars: int
     clause_offsets: Ints
     clause_lits: Ints
-    step_kinds: Ints
-    step_offsets: Ints
-    step_lits: Ints
+    proof: tuple[Ints, Ints, Ints] | None
     max_work: int
-    lits: list[list[int]]
-    kind: list[int]
-    live: list[bool]
+    lits: dict[int, list[int]]
+    kind: dict[int, int]
+    next_id: int
     by_set: dict[tuple[int, ...], list[int]]
     units: list[int]
     live_empty: int
@@ -99,33 +130,46 @@ class Kernel:
     qhead: int
     conflict: int
     work: int
+    steps_checked: int
+    derived_empty: bool
+    phase: int
+    status: int
+    step_index: int
     reason_deletions: list[int]
 
     def __init__(self, num_vars: int, clause_offsets: Ints, clause_lits: Ints,
-                 step_kinds: Ints, step_offsets: Ints, step_lits: Ints,
+                 step_kinds: Ints | None, step_offsets: Ints | None, step_lits: Ints | None,
                  max_work: int) -> None:
         self.num_vars = num_vars
         self.clause_offsets = clause_offsets
         self.clause_lits = clause_lits
-        self.step_kinds = step_kinds
-        self.step_offsets = step_offsets
-        self.step_lits = step_lits
+        if step_kinds is None or step_offsets is None or step_lits is None:
+            self.proof = None                       # fed with feed(), not run()
+        else:
+            self.proof = (step_kinds, step_offsets, step_lits)
         self.max_work = max_work
+        self.phase = NEW
+        self.reset()
 
-        self.lits = []          # per clause id: distinct literals (permuted by watching)
-        self.kind = []          # per clause id: TAUTOLOGY, EMPTY, UNIT or LONG
-        self.live = []          # per clause id: not deleted yet
-        self.by_set = {}        # sorted literal tuple -> ids of live clauses, ascending
+    def reset(self) -> None:
+        """The state before the CNF is stored."""
+        self.lits = {}          # per live clause id: distinct literals (permuted by watching)
+        self.kind = {}          # per live clause id: TAUTOLOGY, EMPTY, UNIT or LONG
+        self.next_id = 0        # the id the next stored clause gets
+        self.by_set = {}        # sorted literal tuple -> ids of its live clauses, ascending
         self.units = []         # ids of live unit clauses, ascending
         self.live_empty = 0
         self.watches = {}       # literal -> list of long clause ids
-        self.values = [UNASSIGNED] * (num_vars + 1)
-        self.reason = [NONE] * (num_vars + 1)
+        self.values = [UNASSIGNED] * (self.num_vars + 1)
+        self.reason = [NONE] * (self.num_vars + 1)
         self.trail = []
         self.qhead = 0
         self.conflict = NONE
         self.work = 0
-        self.steps_checked = 0  # steps that succeeded so far (what a poll reports)
+        self.steps_checked = 0  # steps that succeeded so far (the next step's index)
+        self.derived_empty = False  # the CNF or a successful add holds the empty clause
+        self.status = STATUS_VALID  # a failing step's status, once one failed
+        self.step_index = -1        # that step's index
         self.progress: Progress | None = None
         self.poll_interval = POLL_INTERVAL
         self.next_poll = NEVER  # the counter's value due for a call of progress
@@ -165,13 +209,14 @@ class Kernel:
             kind = UNIT
         else:
             kind = LONG
-        cid = len(self.lits)
-        self.lits.append(distinct)
-        self.kind.append(kind)
-        self.live.append(True)
+        cid = self.next_id
+        self.next_id += 1
+        self.lits[cid] = distinct
+        self.kind[cid] = kind
         self.by_set.setdefault(tuple(sorted(distinct)), []).append(cid)
         if kind == EMPTY:
             self.live_empty += 1
+            self.derived_empty = True
         elif kind == UNIT:
             self.units.append(cid)
         return cid, kind
@@ -184,7 +229,7 @@ class Kernel:
     # -- SPEC §4.3 --------------------------------------------------------------
 
     def poll(self) -> None:
-        """Call progress (run() has set next_poll only when there is one)."""
+        """Call progress (start() has set next_poll only when there is one)."""
         self.next_poll = self.work + self.poll_interval
         assert self.progress is not None
         self.progress(self.steps_checked, self.work)
@@ -299,9 +344,8 @@ class Kernel:
 
     def delete(self, cid: int, s: int) -> None:
         """Remove a live clause (at step s); rebuild the level-0 state when it held it up."""
-        self.live[cid] = False
-        kind = self.kind[cid]
-        L = self.lits[cid]
+        kind = self.kind.pop(cid)
+        L = self.lits.pop(cid)
         rebuild = cid == self.conflict
         if kind == EMPTY:
             self.live_empty -= 1
@@ -320,64 +364,118 @@ class Kernel:
 
     # -- the whole check ----------------------------------------------------------
 
-    def step_clause(self, s: int) -> Sequence[int]:
-        return self.step_lits[self.step_offsets[s]:self.step_offsets[s + 1]]
-
-    def run(self, progress: Progress | None = None,
-            poll_interval: int = POLL_INTERVAL) -> tuple[int, int, int, int]:
-        """Check the proof; return (status, step_index, steps_checked, work).
+    def start(self, progress: Progress | None = None,
+              poll_interval: int = POLL_INTERVAL) -> int:
+        """Store the CNF and make the initial build; return STATUS_VALID, or
+        STATUS_WORK_LIMIT when the build passed the cap.  Starts afresh.
 
         ``progress(steps_checked, work)``, when given, is called about every
-        ``poll_interval`` units of work (see the module note); an exception it
-        raises stops the run and propagates.
+        ``poll_interval`` units of work from here on (see the module note); an
+        exception it raises stops the check and propagates.
         """
         if progress is not None and not callable(progress):
             raise TypeError(f"progress must be callable, not {type(progress).__name__}")
         if poll_interval < 1:
             raise ValueError(f"poll_interval must be >= 1, got {poll_interval}")
+        self.phase = NEW
+        self.reset()
         self.progress = progress
         self.poll_interval = poll_interval
         self.next_poll = NEVER if progress is None else poll_interval
         offsets = self.clause_offsets
-        derived_empty = False
-        for k in range(len(offsets) - 1):
-            cid, kind = self.store(self.clause_lits[offsets[k]:offsets[k + 1]])
-            derived_empty = derived_empty or kind == EMPTY
-            if kind == LONG:
-                self.watch(cid)
-        self.build()
+        try:
+            for k in range(len(offsets) - 1):
+                cid, kind = self.store(self.clause_lits[offsets[k]:offsets[k + 1]])
+                if kind == LONG:
+                    self.watch(cid)
+            self.build()
+        except BaseException:
+            self.phase = BROKEN
+            raise
         if self.work > self.max_work:
-            return STATUS_WORK_LIMIT, -1, 0, self.work
+            self.status = STATUS_WORK_LIMIT
+            self.phase = STOPPED
+            return STATUS_WORK_LIMIT
+        self.phase = CHECKING
+        return STATUS_VALID
 
-        steps = len(self.step_kinds)
-        for s in range(steps):
-            self.steps_checked = s
-            if self.work >= self.next_poll:
-                self.poll()
-            status = self.step(s)
+    def feed(self, kinds: Ints, offsets: Ints, lits: Ints) -> tuple[int, int]:
+        """Check the steps of a chunk in order; return (STATUS_VALID, -1) when all
+        succeeded, else (status, index in the chunk) of the step that failed or
+        passed the cap (the check stops there)."""
+        if self.phase != CHECKING:
+            raise RuntimeError(self.not_checking("feed()"))
+        if len(offsets) != len(kinds) + 1:
+            raise ValueError(f"{len(kinds)} step kinds need {len(kinds) + 1} offsets, "
+                             f"got {len(offsets)}")
+        for i in range(len(kinds)):
+            try:
+                if self.work >= self.next_poll:
+                    self.poll()
+                status = self.step(kinds[i], lits[offsets[i]:offsets[i + 1]],
+                                   self.steps_checked)
+            except BaseException:
+                self.phase = BROKEN             # the step is half done
+                raise
             if self.work > self.max_work:
-                return STATUS_WORK_LIMIT, s, s, self.work
-            if status == STATUS_VALID:
-                if self.step_kinds[s] == STEP_ADD and self.kind[-1] == EMPTY:
-                    derived_empty = True
-                continue
-            return status, s, s, self.work
-        if not derived_empty:
-            return STATUS_EMPTY_CLAUSE_NOT_DERIVED, -1, steps, self.work
-        return STATUS_VALID, -1, steps, self.work
+                status = STATUS_WORK_LIMIT      # whatever the step's verdict
+            if status != STATUS_VALID:
+                self.status = status
+                self.step_index = self.steps_checked
+                self.phase = STOPPED
+                return status, i
+            self.steps_checked += 1
+        return STATUS_VALID, -1
 
-    def step(self, s: int) -> int:
-        kind = self.step_kinds[s]
+    def finish(self) -> tuple[int, int, int, int]:
+        """End the check; return (status, step_index, steps_checked, work)."""
+        if self.phase in (NEW, BROKEN):
+            raise RuntimeError(self.not_checking("finish()"))
+        if self.phase == CHECKING:
+            self.phase = FINISHED
+        if self.status != STATUS_VALID:
+            return self.status, self.step_index, self.steps_checked, self.work
+        if not self.derived_empty:
+            return STATUS_EMPTY_CLAUSE_NOT_DERIVED, -1, self.steps_checked, self.work
+        return STATUS_VALID, -1, self.steps_checked, self.work
+
+    def not_checking(self, call: str) -> str:
+        if self.phase == NEW:
+            return f"start() the check before {call}"
+        if self.phase == BROKEN:
+            return f"an exception stopped the check: start() it again before {call}"
+        if self.phase == STOPPED:
+            return f"the check has stopped: {call} after a failing step"
+        return f"the check is finished: {call} after finish()"
+
+    def run(self, progress: Progress | None = None,
+            poll_interval: int = POLL_INTERVAL) -> tuple[int, int, int, int]:
+        """Check the proof given to the constructor; return (status, step_index,
+        steps_checked, work).  ``progress`` and ``poll_interval`` as for start()."""
+        if self.proof is None:
+            raise TypeError("run() needs a Kernel made with the proof's three arrays")
+        kinds, offsets, lits = self.proof
+        if self.start(progress, poll_interval) == STATUS_VALID:
+            for a in range(0, len(kinds), RUN_SLICE):
+                b = min(a + RUN_SLICE, len(kinds))
+                if self.feed(kinds[a:b], offsets[a:b + 1], lits)[0] != STATUS_VALID:
+                    break
+        return self.finish()
+
+    def step(self, kind: int, given: Sequence[int], s: int) -> int:
+        """Check step ``s`` (a kind and its literals as given); return its STATUS_*."""
         if kind == STEP_ADD_OUT_OF_RANGE:
             return STATUS_LITERAL_OUT_OF_RANGE
         if kind == STEP_DELETE_NO_MATCH:
             return STATUS_DELETED_CLAUSE_NOT_FOUND
-        given = self.step_clause(s)
         if kind == STEP_DELETE:
-            ids = self.by_set.get(tuple(sorted(set(given))))
+            key = tuple(sorted(set(given)))
+            ids = self.by_set.get(key)
             if not ids:
                 return STATUS_DELETED_CLAUSE_NOT_FOUND
             cid = ids.pop()                         # the live equal clause with the highest id
+            if not ids:
+                del self.by_set[key]
             self.delete(cid, s)
             return STATUS_VALID
         distinct = distinct_literals(given)
@@ -386,3 +484,68 @@ class Kernel:
         cid, stored_kind = self.store(given)
         self.attach(cid, stored_kind)
         return STATUS_VALID
+
+    # -- for the tests and the benchmarks ---------------------------------------------
+
+    def _stats(self) -> dict[str, Any]:
+        """The stores' sizes now, for the memory tests and benchmarks: a dict."""
+        if self.phase == NEW:
+            return {}
+        return {"live_clauses": len(self.lits), "groups": len(self.by_set),
+                "units": len(self.units), "trail": len(self.trail)}
+
+    def _check_invariants(self) -> None:
+        """Raise AssertionError unless the stores agree with each other (tests call it
+        between steps; not after a step passed the cap, which stops mid-step).
+
+        Checked: every live long clause is in the watch lists of ``lits[0]`` and
+        ``lits[1]``, once each, and the lists hold nothing else; the groups of
+        equal literal sets hold exactly the live clauses, ids ascending; the unit
+        list holds exactly the live units, ids ascending; ``live_empty`` counts
+        the live empty clauses; the trail, values and reasons agree, every
+        level-0 literal's reason being a live clause that has it first; the
+        queue is empty unless the state is inconsistent; a conflict is a live
+        clause that is falsified; in a consistent state, no watched literal is
+        FALSE unless the clause's other watch is TRUE.
+        """
+        if self.phase in (NEW, BROKEN):
+            return
+        live = self.lits.keys()
+        assert self.kind.keys() == live
+        assert all(0 <= cid < self.next_id for cid in live)
+        watched: dict[int, list[int]] = {}
+        for cid in sorted(live):
+            L, kind = self.lits[cid], self.kind[cid]
+            assert len(set(L)) == len(L)
+            assert kind == (TAUTOLOGY if is_tautology(L) else EMPTY if not L
+                            else UNIT if len(L) == 1 else LONG), cid
+            assert all(1 <= abs(lit) <= self.num_vars for lit in L)
+            if kind == LONG:
+                watched.setdefault(L[0], []).append(cid)
+                watched.setdefault(L[1], []).append(cid)
+        for lit, ws in self.watches.items():
+            assert sorted(ws) == watched.get(lit, []), lit
+        assert all(lit in self.watches for lit in watched)
+        grouped = []
+        for key, ids in self.by_set.items():
+            assert ids and ids == sorted(ids), key
+            assert all(tuple(sorted(self.lits[cid])) == key for cid in ids), key
+            grouped.extend(ids)
+        assert sorted(grouped) == sorted(live)
+        assert self.units == sorted(cid for cid in live if self.kind[cid] == UNIT)
+        assert self.live_empty == sum(self.kind[cid] == EMPTY for cid in live)
+        assigned = [v for v in range(1, self.num_vars + 1) if self.values[v] != UNASSIGNED]
+        assert sorted(abs(lit) for lit in self.trail) == assigned
+        for lit in self.trail:
+            assert self.value(lit) == TRUE
+            why = self.reason[abs(lit)]
+            assert why in live and self.lits[why][0] == lit, lit
+        assert self.qhead == len(self.trail) or self.inconsistent()
+        if self.conflict != NONE:
+            assert self.conflict in live
+            assert all(self.value(lit) == FALSE for lit in self.lits[self.conflict])
+        elif not self.inconsistent():
+            for cid in live:
+                L = self.lits[cid]
+                if self.kind[cid] == LONG and FALSE in (self.value(L[0]), self.value(L[1])):
+                    assert TRUE in (self.value(L[0]), self.value(L[1])), cid

@@ -65,27 +65,41 @@ def clause_discrepancy(index: int, clause: list[int],
 def unsat_outcome(v: Validated, status: int, step_index: int, steps_checked: int,
                   max_work: int) -> Result:
     """Map an engine's (status, step_index, steps_checked) to a result, or raise."""
+    clause = v.step(step_index) if step_index >= 0 else []
+    return outcome(status, step_index, steps_checked, clause, v.num_vars, max_work)
+
+
+def outcome(status: int, step_index: int, steps_checked: int, clause: list[int],
+            num_vars: int, max_work: int) -> Result:
+    """The result of an unsat check that ended with an engine's (status,
+    step_index, steps_checked); ``clause`` is the failing step's literals as
+    given.  Raises the work limit's LimitExceeded for STATUS_WORK_LIMIT."""
     if status == STATUS_VALID:
         return result("unsat", None, None, 0, steps_checked)
     if status == STATUS_WORK_LIMIT:
-        if step_index < 0:
-            raise LimitExceeded("cnf", "/cnf",
-                                f"propagation work passed the cap of {max_work} "
-                                "while propagating the CNF's units",
-                                limit="max_propagation_work", max=max_work)
-        raise LimitExceeded("proof", f"/proof/{step_index}",
-                            f"propagation work passed the cap of {max_work} "
-                            f"at proof step {step_index}",
-                            limit="max_propagation_work", max=max_work,
-                            step_index=step_index)
+        raise work_limit_error(step_index, max_work)
     if status == STATUS_EMPTY_CLAUSE_NOT_DERIVED:
         return result("unsat", "empty_clause_not_derived",
                       {"kind": "conclusion", "step_count": steps_checked}, 0, steps_checked)
     reason = _STEP_REASONS[status]
-    clause = v.step(step_index)
-    discrepancy = {"kind": "step", "step_index": step_index}
+    discrepancy: dict[str, Any] = {"kind": "step", "step_index": step_index}
     if status == STATUS_LITERAL_OUT_OF_RANGE:
         discrepancy["literal"] = next(lit for lit in clause
-                                      if not 1 <= abs(lit) <= v.num_vars)
+                                      if not 1 <= abs(lit) <= num_vars)
     discrepancy["clause"] = clause
     return result("unsat", reason, discrepancy, 0, steps_checked)
+
+
+def work_limit_error(step_index: int, max_work: int) -> LimitExceeded:
+    """The error when the work counter passed the cap at proof step ``step_index``
+    (-1: in the initial build)."""
+    if step_index < 0:
+        return LimitExceeded("cnf", "/cnf",
+                             f"propagation work passed the cap of {max_work} "
+                             "while propagating the CNF's units",
+                             limit="max_propagation_work", max=max_work)
+    return LimitExceeded("proof", f"/proof/{step_index}",
+                         f"propagation work passed the cap of {max_work} "
+                         f"at proof step {step_index}",
+                         limit="max_propagation_work", max=max_work,
+                         step_index=step_index)

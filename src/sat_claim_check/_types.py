@@ -85,6 +85,13 @@ if TYPE_CHECKING:
         @property
         def work(self) -> int: ...
 
+        def start(self, progress: Optional[Progress] = None,
+                  poll_interval: int = ...) -> int: ...
+
+        def feed(self, kinds: Ints, offsets: Ints, lits: Ints) -> tuple[int, int]: ...
+
+        def finish(self) -> tuple[int, int, int, int]: ...
+
         def run(self, progress: Optional[Progress] = None,
                 poll_interval: int = ...) -> tuple[int, int, int, int]: ...
 
@@ -92,8 +99,8 @@ if TYPE_CHECKING:
         """``_engine_py`` and ``_engine_c``."""
 
         def Kernel(self, num_vars: int, clause_offsets: Ints, clause_lits: Ints,
-                   step_kinds: Ints, step_offsets: Ints, step_lits: Ints,
-                   max_work: int) -> KernelObject: ...
+                   step_kinds: Optional[Ints], step_offsets: Optional[Ints],
+                   step_lits: Optional[Ints], max_work: int) -> KernelObject: ...
 
     class ConverterModule(Protocol):
         """``_convert_py`` and ``_convert_c``."""

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ._codes import STEP_ADD, STEP_DELETE, STEP_KEYS, step_key
 from ._engine import converter, request_reader
 from ._jsontext import LongInteger, loads
-from .errors import InvalidInput, LimitExceeded
+from .errors import CheckError, InvalidInput, LimitExceeded
 from .limits import CONTRACT_LIMITS
 
 if TYPE_CHECKING:
@@ -34,12 +34,18 @@ if TYPE_CHECKING:
     PathOf = Callable[[int, int], str]              # (array, item) -> JSON Pointer
 
 __all__ = [
+    "ProofChunk",
     "Validated",
+    "one_step",
     "proof_steps",
     "read_common_case",
     "request_step",
+    "step_arrays_chunk",
+    "steps_chunk",
     "validate",
     "validate_arrays",
+    "validate_cnf",
+    "validate_cnf_arrays",
     "validated_from_text",
 ]
 
@@ -395,8 +401,7 @@ def validate(request: object, limits: Limits) -> Validated:
 
     if "cnf" not in request:
         raise InvalidInput("cnf", "/cnf", "missing required field 'cnf'")
-    num_vars, clauses = _cnf(request["cnf"], limits)
-    clause_offsets, clause_lits = _cnf_literals(clauses, num_vars, limits)
+    num_vars, clause_offsets, clause_lits = validate_cnf(request["cnf"], limits)
 
     if "claim" not in request:
         raise InvalidInput("claim", "/claim", "missing required field 'claim'")
@@ -439,9 +444,7 @@ def validate_arrays(num_vars: int, clause_offsets: array[int], clause_lits: arra
     CNF's literals must already be within ``1..num_vars`` (the scanner checks
     them against the header; the kernel refuses anything else).
     """
-    check_size("max_vars", num_vars, limits)
-    check_size("max_clauses", len(clause_offsets) - 1, limits)
-    check_size("max_total_literals", len(clause_lits), limits)
+    validate_cnf_arrays(num_vars, clause_offsets, clause_lits, limits)
     if assignment is not None:
         out = Validated("sat", num_vars, clause_offsets, clause_lits)
         out.assignment = _assignment(assignment, limits)
@@ -449,17 +452,52 @@ def validate_arrays(num_vars: int, clause_offsets: array[int], clause_lits: arra
     assert proof is not None        # an unsat claim
     kinds, offsets, lits = proof
     check_size("max_proof_steps", len(kinds), limits)
-    bound = limits.max_vars
-    if lits and not (-bound <= min(lits) and max(lits) <= bound):
-        # The first literal over max_vars in document order, worded as validate() does.
-        i = next(i for i, lit in enumerate(lits) if not -bound <= lit <= bound)
-        s = bisect_right(offsets, i) - 1        # offsets[s] <= i < offsets[s + 1]
-        key = step_key(kinds[s])
-        literal_array((lits[offsets[s]:offsets[s + 1]].tolist(),), bound, True, "proof",
-                      lambda _, j: pointer("proof", s, key, j), "a proof literal")
+    s = _first_step_over(offsets, lits, limits.max_vars, 0, len(kinds))
+    if s is not None:
+        raise _literal_error(kinds, offsets, lits, s, s, limits.max_vars)
     out = Validated("unsat", num_vars, clause_offsets, clause_lits)
     _attach_proof(out, kinds, offsets, lits, limits)
     return out
+
+
+def validate_cnf(cnf: Any, limits: Limits) -> tuple[int, array[int], array[int]]:
+    """The ``cnf`` field alone (any value), as ``validate`` checks it; return
+    (num_vars, clause_offsets, clause_lits) or raise CheckError."""
+    num_vars, clauses = _cnf(cnf, limits)
+    clause_offsets, clause_lits = _cnf_literals(clauses, num_vars, limits)
+    return num_vars, clause_offsets, clause_lits
+
+
+def validate_cnf_arrays(num_vars: int, clause_offsets: array[int], clause_lits: array[int],
+                        limits: Limits) -> None:
+    """The size limits of a CNF that arrives as flat arrays (its literals are in
+    ``1..num_vars`` already); raise LimitExceeded."""
+    check_size("max_vars", num_vars, limits)
+    check_size("max_clauses", len(clause_offsets) - 1, limits)
+    check_size("max_total_literals", len(clause_lits), limits)
+
+
+def _first_step_over(offsets: Sequence[int], lits: array[int], bound: int, a: int,
+                     b: int) -> int | None:
+    """The first of steps a..b-1 with a literal over ``bound`` in magnitude, or None."""
+    window = lits[offsets[a]:offsets[b]]
+    if not window or (-bound <= min(window) and max(window) <= bound):
+        return None
+    i = offsets[a] + next(i for i, lit in enumerate(window) if not -bound <= lit <= bound)
+    return bisect_right(offsets, i, a, b + 1) - 1       # offsets[s] <= i < offsets[s + 1]
+
+
+def _literal_error(kinds: Sequence[int], offsets: Sequence[int], lits: array[int], s: int,
+                   index: int, bound: int) -> InvalidInput:
+    """The error of step s of flat arrays (step ``index`` of the proof), which has a
+    literal over ``bound``: worded as ``validate`` words it."""
+    key = step_key(kinds[s])
+    try:
+        literal_array((lits[offsets[s]:offsets[s + 1]].tolist(),), bound, True, "proof",
+                      lambda _, j: pointer("proof", index, key, j), "a proof literal")
+    except InvalidInput as exc:
+        return exc
+    raise AssertionError(f"step {index} has no literal over {bound}")   # pragma: no cover
 
 
 def _attach_proof(out: Validated, kinds: array[int], offsets: array[int], lits: array[int],
@@ -638,3 +676,148 @@ def read_common_case(data: bytes | bytearray | str, limits: Limits) -> Validated
     out.step_offsets = offsets
     out.step_lits = lits
     return out
+
+
+# -- proof steps in stream order (the Checker) ---------------------------------
+
+class ProofChunk:
+    """Proof steps that passed validation in stream order, as the engines' flat
+    arrays (out-of-range steps classified), and the first problem after them.
+
+    ``kinds``, ``offsets`` and ``lits``: the steps before the problem (offsets
+    index ``lits`` and need not start at 0); ``problem``: a CheckError to raise
+    once those steps are checked, or None when every step given passed.
+    """
+
+    __slots__ = ("kinds", "lits", "offsets", "problem")
+
+    kinds: array[int]
+    offsets: array[int]
+    lits: array[int]
+    problem: CheckError | None
+
+    def __init__(self, kinds: array[int], offsets: array[int], lits: array[int],
+                 problem: CheckError | None) -> None:
+        self.kinds = kinds
+        self.offsets = offsets
+        self.lits = lits
+        self.problem = problem
+
+
+def steps_chunk(steps: Sequence[Any], first: int, literals_before: int, num_vars: int,
+                limits: Limits) -> ProofChunk:
+    """Validate proof steps ``first, first + 1, ...`` (any values) as they arrive,
+    after ``first`` steps of ``literals_before`` literals.
+
+    Each step in turn: the one that takes the count past ``max_proof_steps``
+    is a limit error (before its shape); then the step's shape and literals, as
+    ``validate`` checks a proof step, with its index in the paths; then the one
+    whose literals take the total past ``max_proof_literals`` is a limit error.
+    """
+    room = max(limits.max_proof_steps - first, 0)
+    problem: CheckError | None = None
+    if len(steps) > room:
+        problem = size_error("max_proof_steps", limits.max_proof_steps + 1, limits)
+        steps = steps[:room]
+    # No literal limit here: _within_literal_limit finds the step that passes it.
+    flat = _convert.flatten_steps(steps, limits.max_vars, sys.maxsize)
+    if flat is None or isinstance(flat, int):
+        kinds, offsets, lits, malformed = _steps_until_malformed(steps, first, limits)
+        if malformed is not None:
+            problem = malformed
+    else:
+        kinds, offsets, lits = flat
+    return _within_literal_limit(kinds, offsets, lits, problem, first, literals_before,
+                                 num_vars, limits)
+
+
+def one_step(key: str, value: Any, index: int, literals_before: int, num_vars: int,
+             limits: Limits, kinds: array[int], offsets: array[int]) -> array[int]:
+    """``steps_chunk`` for the single step {key: value} (key "add" or "delete"),
+    raising its problem: return its literals, and set ``kinds[0]`` (its kind,
+    classified for the engines) and ``offsets`` to ``[0, len(literals)]``."""
+    check_size("max_proof_steps", index + 1, limits)
+    kinds[0] = STEP_ADD if key == "add" else STEP_DELETE
+    # The usual step: plain ints within 1..num_vars (so within max_vars, and
+    # nothing to classify).
+    flat = _convert.flatten((value,), num_vars, False, sys.maxsize)
+    if isinstance(flat, int):       # no count: sys.maxsize is no limit
+        flat = None
+    plain = flat is not None
+    if flat is None:
+        if type(value) is not list and type(value) is not tuple:
+            _step_shape({key: value}, index)        # raises, unless a list or tuple subclass
+        flat = flatten((value,), limits.max_vars, True, "proof", _step_path(index, key),
+                       "a proof literal")
+    lits = flat[1]
+    check_size("max_proof_literals", literals_before + len(lits), limits)
+    offsets[1] = len(lits)
+    if not plain:
+        _convert.mark_out_of_range(kinds, offsets, lits, num_vars)
+    return lits
+
+
+def step_arrays_chunk(kinds: array[int], offsets: array[int], lits: array[int], a: int,
+                      b: int, first: int, literals_before: int, num_vars: int,
+                      limits: Limits) -> ProofChunk:
+    """``steps_chunk`` for steps ``a .. b - 1`` of flat arrays (STEP_ADD/STEP_DELETE
+    kinds, ``lits[offsets[s]:offsets[s + 1]]``, 32-bit literals): what the
+    DIMACS/DRUP door reads.  Step ``a`` is step ``first`` of the proof.  The
+    arrays are not changed (the kinds are copied)."""
+    problem: CheckError | None = None
+    room = max(limits.max_proof_steps - first, 0)
+    if b - a > room:
+        problem = size_error("max_proof_steps", limits.max_proof_steps + 1, limits)
+        b = a + room
+    s = _first_step_over(offsets, lits, limits.max_vars, a, b)
+    if s is not None:
+        problem = _literal_error(kinds, offsets, lits, s, first + s - a, limits.max_vars)
+        b = s
+    return _within_literal_limit(kinds[a:b], offsets[a:b + 1], lits, problem, first,
+                                 literals_before, num_vars, limits)
+
+
+def _steps_until_malformed(steps: Sequence[Any], first: int, limits: Limits,
+                           ) -> tuple[array[int], array[int], array[int], InvalidInput | None]:
+    """(kinds, offsets, literals) of the steps before the first malformed one (in
+    document order: its shape, then its literals), and that step's error."""
+    kinds = array("b")
+    values: list[Any] = []
+    error: InvalidInput | None = None
+    for s, step in enumerate(steps):
+        try:
+            key, value = _step_shape(step, first + s)
+            literal_array((value,), limits.max_vars, True, "proof",
+                          _step_path(first + s, key), "a proof literal")
+        except InvalidInput as exc:
+            error = exc
+            break
+        kinds.append(STEP_ADD if key == "add" else STEP_DELETE)
+        values.append(value)
+    offsets, lits = flatten(values, limits.max_vars, True, "proof",
+                            lambda i, j: pointer("proof", first + i), "a proof literal")
+    return kinds, offsets, lits, error
+
+
+def _step_path(index: int, key: str) -> Callable[[int, int], str]:
+    """The path of literal j of proof step ``index`` (for ``literal_array``)."""
+    return lambda _, j: pointer("proof", index, key, j)
+
+
+def _within_literal_limit(kinds: array[int], offsets: array[int], lits: array[int],
+                          problem: CheckError | None, first: int, literals_before: int,
+                          num_vars: int, limits: Limits) -> ProofChunk:
+    """Cut the well-formed steps at the one that takes the literal count past
+    ``max_proof_literals``, if any (that is then the problem); classify the
+    rest for the engines, as ``_attach_proof`` does."""
+    n = len(kinds)
+    room = limits.max_proof_literals - literals_before
+    if offsets[n] - offsets[0] > room:
+        s = bisect_right(offsets, offsets[0] + room, 0, n + 1) - 1    # its offsets[s + 1] > room
+        problem = size_error("max_proof_literals",
+                             literals_before + offsets[s + 1] - offsets[0], limits)
+        kinds, offsets = kinds[:s], offsets[:s + 1]
+    if not isinstance(kinds, array) or kinds.typecode != "b":
+        kinds = array("b", kinds)
+    _convert.mark_out_of_range(kinds, offsets, lits, num_vars)
+    return ProofChunk(kinds, offsets, lits, problem)

@@ -1,0 +1,266 @@
+"""Checker: an unsat claim checked step by step, as the proof arrives.
+
+    checker = Checker(cnf, engine="auto", limits=None)
+    checker.add([1, 2]); checker.delete([1, 2])     # one step each
+    checker.feed(steps)                             # an iterable of {"add": ...}/{"delete": ...}
+    report = checker.finish()                       # a Report, as run() gives
+
+It holds the clauses alive at the time, never the steps: the kernel is fed
+chunk by chunk (``_engine_py`` describes start/feed/finish), and each step is
+validated when it arrives (``_validate.steps_chunk``), in stream order.
+``_feed_arrays`` is the way in for flat arrays (the DIMACS/DRUP door): no
+Python object per step.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable, Sequence
+from itertools import islice
+from typing import TYPE_CHECKING, Any
+
+from ._check import Report, checked_progress, contract_limits
+from ._codes import STATUS_VALID, STATUS_WORK_LIMIT
+from ._engine import resolve
+from ._report import outcome, work_limit_error
+from ._validate import (
+    ProofChunk,
+    one_step,
+    step_arrays_chunk,
+    steps_chunk,
+    validate_cnf,
+    validate_cnf_arrays,
+)
+
+if TYPE_CHECKING:
+    from ._types import EngineName, KernelName, KernelObject, Progress
+    from .limits import Limits
+
+__all__ = ["Checker"]
+
+DELETIONS = ("strict",)     # "lenient" (docs/semantics.md) is not implemented yet
+
+# Steps validated and fed at a time: feed() takes its iterable this many at a
+# time, _feed_arrays() its arrays.
+BATCH = 4096
+ARRAY_CHUNK = 1 << 16
+
+
+class Checker:
+    """An unsat check fed step by step; ``finish()`` returns the Report.
+
+    ``cnf`` is a request's ``cnf`` object ({"num_vars": N, "clauses": [...]}),
+    checked as ``run`` checks it when the Checker is made (errors raise then:
+    InvalidInput or LimitExceeded); the initial propagation, and its work cap,
+    happen then too.  ``engine``, ``limits`` and ``progress`` are as for
+    ``run``; ``deletions`` must be "strict" (the only mode so far).
+
+    Steps are numbered in the order given, across calls, from 0.  Each is
+    validated and checked when it arrives: a malformed step raises
+    InvalidInput (its index in the path), the step that takes the count past
+    ``max_proof_steps`` or ``max_proof_literals`` raises LimitExceeded, and
+    the step that passes the work cap raises LimitExceeded as ``run`` does.
+    A step that fails the check (a lemma that is not RUP, a deletion of a
+    clause that is not there...) fixes the verdict: later steps are ignored,
+    not even validated.  ``finish()`` ends the checker.
+
+    For a well-formed request within limits, feeding its proof in any split
+    gives the Report ``run`` gives: result, work, engine, reason_deletions.
+    Otherwise the first problem in stream order is the answer (a failing step
+    before a malformed one is the verdict, where ``run`` would reject the
+    request).  Memory follows the clauses alive at the time, whatever the
+    number of steps fed.  docs/semantics.md, "Checking step by step".
+
+    After ``finish()``, or after a call raised (an error, or an exception
+    from ``progress``), every call raises RuntimeError.  One call at a time:
+    a Checker is not shared between threads.
+    """
+
+    def __init__(self, cnf: Any, *, engine: EngineName = "auto",
+                 limits: Limits | None = None, deletions: str = "strict",
+                 progress: Progress | None = None) -> None:
+        limits = contract_limits(limits)
+        _check_deletions(deletions)
+        progress = checked_progress(progress)
+        name, module = resolve(engine)
+        num_vars, offsets, lits = validate_cnf(cnf, limits)
+        self._open(name, module.Kernel(num_vars, offsets, lits, None, None, None,
+                                       limits.max_propagation_work),
+                   num_vars, limits, progress)
+
+    @classmethod
+    def _from_arrays(cls, num_vars: int, clause_offsets: array[int], clause_lits: array[int],
+                     *, engine: EngineName = "auto", limits: Limits | None = None,
+                     deletions: str = "strict", progress: Progress | None = None) -> Checker:
+        """A Checker for a CNF that arrives as flat arrays (the DIMACS door: literals
+        already within ``1..num_vars``, checked against the size limits here)."""
+        limits = contract_limits(limits)
+        _check_deletions(deletions)
+        progress = checked_progress(progress)
+        name, module = resolve(engine)
+        validate_cnf_arrays(num_vars, clause_offsets, clause_lits, limits)
+        checker = cls.__new__(cls)
+        checker._open(name, module.Kernel(num_vars, clause_offsets, clause_lits, None, None,
+                                          None, limits.max_propagation_work),
+                      num_vars, limits, progress)
+        return checker
+
+    def _open(self, engine: KernelName, kernel: KernelObject, num_vars: int,
+              limits: Limits, progress: Progress | None) -> None:
+        self._engine = engine
+        self._kernel = kernel
+        self._num_vars = num_vars
+        self._limits = limits
+        self._steps = 0             # steps checked so far: the next step's index
+        self._literals = 0          # their literals
+        self._failed: tuple[int, int, list[int]] | None = None  # status, step, clause
+        self._closed: str | None = None     # why every call now raises, or None
+        self._one_kind = array("b", [0])    # add() and delete(): the step's kind and
+        self._one_offsets = array("i", [0, 0])  # offsets (the kernel copies them)
+        try:
+            status = kernel.start(progress)
+        except BaseException as exc:
+            self._closed = f"the initial propagation raised {type(exc).__name__}"
+            raise
+        if status == STATUS_WORK_LIMIT:
+            self._closed = "the work cap was passed"
+            raise work_limit_error(-1, limits.max_propagation_work)
+
+    # -- steps ----------------------------------------------------------------
+
+    def add(self, lits: Sequence[int]) -> None:
+        """Check the next step, {"add": lits}: a lemma that must be RUP; return None."""
+        self._one("add", lits)
+
+    def delete(self, lits: Sequence[int]) -> None:
+        """Check the next step, {"delete": lits}: remove a clause with these
+        literals; return None."""
+        self._one("delete", lits)
+
+    def _one(self, key: str, value: Any) -> None:
+        """One step, {key: value}: what _take([{key: value}]) does, with less to build."""
+        if self._closed is not None or self._failed is not None:
+            self._check_open()
+            return
+        kinds, offsets = self._one_kind, self._one_offsets
+        try:
+            lits = one_step(key, value, self._steps, self._literals, self._num_vars,
+                            self._limits, kinds, offsets)
+            status, _ = self._kernel.feed(kinds, offsets, lits)
+        except BaseException as exc:
+            self._closed = f"step {self._steps} raised {type(exc).__name__}"
+            raise
+        if status == STATUS_VALID:
+            self._steps += 1
+            self._literals += len(lits)
+        else:
+            self._stop(status, 0, offsets, lits)
+
+    def feed(self, steps: Iterable[Any]) -> None:
+        """Check the steps of an iterable in order (each {"add": [...]} or
+        {"delete": [...]}); return None.  The iterable is read 4096 items at a
+        time, and no further than the batch holding a step that fails."""
+        self._check_open()
+        if self._failed is not None:
+            return
+        if isinstance(steps, (list, tuple)):
+            for a in range(0, len(steps), BATCH):
+                if not self._take(steps[a:a + BATCH]):
+                    return
+            return
+        items = iter(steps)
+        while True:
+            batch = list(islice(items, BATCH))
+            if not batch or not self._take(batch):
+                return
+
+    def _feed_arrays(self, kinds: array[int], offsets: array[int], lits: array[int]) -> None:
+        """Check steps given as flat arrays, as the DIMACS/DRUP scanner makes them:
+        ``kinds`` STEP_ADD or STEP_DELETE, step s being ``lits[offsets[s]:offsets[s
+        + 1]]`` (``offsets`` has one entry more than ``kinds``); return None.  No
+        Python object per step; the arrays are not changed."""
+        self._check_open()
+        if len(offsets) != len(kinds) + 1:
+            raise ValueError(f"{len(kinds)} step kinds need {len(kinds) + 1} offsets, "
+                             f"got {len(offsets)}")
+        if self._failed is not None:
+            return
+        for a in range(0, len(kinds), ARRAY_CHUNK):
+            b = min(a + ARRAY_CHUNK, len(kinds))
+            if not self._check_chunk(self._guarded(
+                    step_arrays_chunk, kinds, offsets, lits, a, b, self._steps,
+                    self._literals, self._num_vars, self._limits)):
+                return
+
+    def _take(self, steps: Sequence[Any]) -> bool:
+        """Validate and check steps; False once a step has failed (later ones are
+        ignored)."""
+        self._check_open()
+        if self._failed is not None:
+            return False
+        return self._check_chunk(self._guarded(
+            steps_chunk, steps, self._steps, self._literals, self._num_vars, self._limits))
+
+    def _check_chunk(self, chunk: ProofChunk) -> bool:
+        """Feed the steps that passed validation, then raise the problem after them,
+        unless a step fails first; False once a step has failed."""
+        kinds, offsets, lits = chunk.kinds, chunk.offsets, chunk.lits
+        if len(kinds):
+            try:
+                status, i = self._kernel.feed(kinds, offsets, lits)
+            except BaseException as exc:
+                self._closed = f"step {self._steps} or after raised {type(exc).__name__}"
+                raise
+            if status != STATUS_VALID:
+                self._stop(status, i, offsets, lits)
+                return False
+            self._steps += len(kinds)
+            self._literals += offsets[len(kinds)] - offsets[0]
+        if chunk.problem is not None:
+            self._closed = f"step {self._steps} raised {type(chunk.problem).__name__}"
+            raise chunk.problem
+        return True
+
+    def _stop(self, status: int, i: int, offsets: array[int], lits: array[int]) -> None:
+        """Step i of the chunk just fed failed (the verdict) or passed the work cap."""
+        self._steps += i
+        if status == STATUS_WORK_LIMIT:
+            self._closed = "the work cap was passed"
+            raise work_limit_error(self._steps, self._limits.max_propagation_work)
+        self._failed = (status, self._steps, lits[offsets[i]:offsets[i + 1]].tolist())
+
+    def _guarded(self, validate: Any, *args: Any) -> ProofChunk:
+        try:
+            chunk: ProofChunk = validate(*args)
+        except BaseException as exc:
+            self._closed = f"step {self._steps} or after raised {type(exc).__name__}"
+            raise
+        return chunk
+
+    # -- the end --------------------------------------------------------------
+
+    def finish(self) -> Report:
+        """End the check; return its Report (the result, the work, the engine, the
+        reason deletions), as ``run`` returns it for the whole request."""
+        self._check_open()
+        self._closed = "finish() was called"
+        status, step_index, steps_checked, work = self._kernel.finish()
+        clause = self._failed[2] if self._failed is not None else []
+        result = outcome(status, step_index, steps_checked, clause, self._num_vars,
+                         self._limits.max_propagation_work)
+        return Report(result, work, self._engine, self._kernel.reason_deletions)
+
+    def _check_open(self) -> None:
+        if self._closed is not None:
+            raise RuntimeError(f"this Checker has ended ({self._closed})")
+
+    def __repr__(self) -> str:
+        state = ("ended" if self._closed is not None
+                 else "failed" if self._failed is not None else "checking")
+        return f"<Checker {self._engine} engine, {self._steps} steps, {state}>"
+
+
+def _check_deletions(deletions: object) -> None:
+    if deletions not in DELETIONS:
+        raise ValueError(f"deletions must be 'strict', got {deletions!r} (lenient deletions "
+                         "are not implemented yet)")
