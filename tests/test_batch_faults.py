@@ -416,14 +416,15 @@ def test_sigterm_writes_the_lines_checked_and_leaves_no_worker():
 
 @needs_proc
 def test_sigint_in_process_writes_the_lines_checked():
+    count = CHUNK_LINES + 8     # stdin stays open: every line is written, none waits
     proc = start("--jobs", "1")
-    proc.stdin.write(b"".join(line(n) + b"\n" for n in range(1, CHUNK_LINES + 9)))
+    proc.stdin.write(b"".join(line(n) + b"\n" for n in range(1, count + 1)))
     proc.stdin.flush()
-    first = read_lines(proc, CHUNK_LINES)
+    first = read_lines(proc, count)
     proc.send_signal(signal.SIGINT)
     code, out, err = finish(proc, first)
-    assert (code, out) == (130, [expected(n) for n in range(1, CHUNK_LINES + 1)])
-    assert f"stopped by SIGINT after {CHUNK_LINES} lines" in err and "Traceback" not in err
+    assert (code, out) == (130, [expected(n) for n in range(1, count + 1)])
+    assert f"stopped by SIGINT after {count} lines" in err and "Traceback" not in err
 
 
 @needs_proc

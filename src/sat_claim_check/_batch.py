@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import heapq
 import os
+import queue
+import select
 import signal
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from typing import IO, TYPE_CHECKING, Any, Union
+from typing import IO, TYPE_CHECKING, Any, Protocol, Union
 
 from ._check import contract_limits, run_validated
 from ._codes import EXIT_NOT_VALID, EXIT_REJECTED, EXIT_VALID
@@ -53,6 +56,8 @@ __all__ = ["CHECK_FAILED", "CHUNK_LINES", "FAILED", "OUT_OF_MEMORY", "Outcome", 
 
 CHUNK_LINES = 32            # lines per task sent to a worker
 _SKIP_CHUNK = 1 << 20       # bytes read at a time while skipping a line that is too long
+_READ_BYTES = 1 << 16       # bytes read from the input descriptor at a time
+_QUEUED_CHUNKS = 4          # chunks the reader thread holds ready, at most
 FAILED = 3                  # the count (after EXIT_VALID, _NOT_VALID, _REJECTED) of lines
                             # whose check could not finish
 CHECK_FAILED = "check_failed"
@@ -64,6 +69,12 @@ _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 # reason for refusing a line too long to read)
 Numbered = tuple[int, Union[bytes, str]]
 Checked = tuple[int, str]           # (EXIT_VALID, _NOT_VALID, _REJECTED or FAILED, output)
+
+
+class LineReader(Protocol):
+    """What numbered_lines() reads: a binary file object, or _FdReader."""
+
+    def readline(self, size: int = -1, /) -> bytes: ...
 
 
 # -- checking one line ---------------------------------------------------------
@@ -147,7 +158,7 @@ def check_one(engine: EngineName, limits: Limits | None, number: int, line: byte
     return check_lines(engine, limits, [(number, line)], None, manifest)[0]
 
 
-def numbered_lines(stream: IO[bytes], max_bytes: int | None = None) -> Iterator[Numbered]:
+def numbered_lines(stream: LineReader, max_bytes: int | None = None) -> Iterator[Numbered]:
     """(1-based number, bytes) per line; a final newline ends the last line.
 
     A line longer than ``max_bytes`` is never held whole: its number comes
@@ -155,8 +166,10 @@ def numbered_lines(stream: IO[bytes], max_bytes: int | None = None) -> Iterator[
     up to ``skip_bytes(max_bytes)``; a line with no end by then (an endless
     stream) ends the input there.
     """
-    if max_bytes is None:       # no cap: any iterable of lines will do
-        for number, line in enumerate(stream, 1):
+    if max_bytes is None:       # no cap: readline() to the end, or any iterable of lines
+        reader = getattr(stream, "readline", None)
+        lines: Iterator[bytes] = iter(reader, b"") if reader else iter(stream)  # type: ignore[call-overload]
+        for number, line in enumerate(lines, 1):
             yield number, line[:-1] if line.endswith(b"\n") else line
         return
     number = 0
@@ -302,30 +315,164 @@ class _WriteFailed(Exception):
         self.error = error
 
 
+class _Stopped(Exception):
+    """Raised inside the reader thread when the batch tells it to stop."""
+
+
+class _FdReader:
+    """readline() straight from a file descriptor, for the reader thread.
+
+    Unlike a buffered file object it holds no lock while it waits (a forked
+    worker closing its copy of sys.stdin, or the interpreter's exit, would
+    wait for it forever), it stops when ``stop_fd`` is readable, and it calls
+    ``before_wait`` when the next read would block.
+    """
+
+    def __init__(self, fd: int, stop_fd: int, before_wait: Callable[[], None]) -> None:
+        self._fd = fd
+        self._stop = stop_fd
+        self._before_wait = before_wait
+        self._buf = bytearray()
+        self._eof = False
+
+    def readline(self, size: int = -1) -> bytes:
+        scanned = 0
+        while True:
+            limit = len(self._buf) if size < 0 else min(size, len(self._buf))
+            end = self._buf.find(b"\n", scanned, limit)
+            if end >= 0:
+                limit = end + 1
+                break
+            if limit == size or self._eof:
+                break
+            scanned = limit
+            self._fill()
+        line = bytes(self._buf[:limit])
+        del self._buf[:limit]
+        return line
+
+    def _fill(self) -> None:
+        if not select.select([self._fd], [], [], 0)[0]:
+            self._before_wait()
+            if self._stop in select.select([self._fd, self._stop], [], [])[0]:
+                raise _Stopped
+        data = os.read(self._fd, _READ_BYTES)
+        self._eof = not data
+        self._buf += data
+
+
 class _Input:
-    """The input in chunks of numbered lines; a read error ends it and is kept."""
+    """The input in chunks of numbered lines, read ahead by a thread so that
+    waiting for input never delays writing the lines already checked.
+
+    A chunk holds CHUNK_LINES lines, fewer when the next read would block (a
+    slow pipe) or at the end.  A read error ends the input and is kept.
+    """
 
     def __init__(self, stream: IO[bytes], max_line_bytes: int | None = None) -> None:
-        self._lines = numbered_lines(stream, max_line_bytes)
-        self.read = 0           # lines read so far
+        self._stream = stream
+        self._max_line_bytes = max_line_bytes
+        self._queue: queue.Queue[list[Numbered] | None] = queue.Queue(_QUEUED_CHUNKS)
+        self._chunk: list[Numbered] = []        # the reader thread's chunk being filled
+        self._stopping = False
+        self._failure: BaseException | None = None  # not an OSError: raised in the batch
+        self._thread: threading.Thread | None = None
+        self.wake = -1          # readable when a chunk (or the end) has been queued
+        self._wake_w = self._stop_r = self._stop_w = -1
+        self.read = 0           # lines taken so far
         self.done = False
         self.error: OSError | None = None
 
-    def next_chunk(self) -> list[Numbered] | None:
-        chunk: list[Numbered] = []
-        if not self.done:
+    def start(self) -> None:
+        self.wake, self._wake_w = os.pipe()
+        self._stop_r, self._stop_w = os.pipe()
+        for fd in (self.wake, self._wake_w):
+            os.set_blocking(fd, False)
+        self._thread = threading.Thread(target=self._run, name="batch-reader", daemon=True)
+        self._thread.start()
+
+    def next_chunk(self, block: bool = True) -> list[Numbered] | None:
+        """The next chunk; None at the end, or when none is ready and not ``block``."""
+        while not self.done:
             try:
-                for item in self._lines:
-                    chunk.append(item)
-                    if len(chunk) == CHUNK_LINES:
-                        break
-                else:
-                    self.done = True
-            except OSError as exc:  # the lines before it are still checked
-                self.error = exc
+                chunk = self._queue.get(block)
+            except queue.Empty:
+                return None
+            if chunk is None:
                 self.done = True
-        self.read += len(chunk)
-        return chunk or None
+                if self._failure is not None:
+                    raise self._failure
+            elif chunk:
+                self.read += len(chunk)
+                return chunk
+        return None
+
+    def ready(self) -> bool:
+        """Whether next_chunk(block=False) has something to give."""
+        return not self._queue.empty()
+
+    def take_wake(self) -> None:
+        with suppress(BlockingIOError):
+            os.read(self.wake, 4096)
+
+    def close(self) -> None:
+        """Stop the reader thread and wait for it (a moment at most)."""
+        thread = self._thread
+        if thread is None:
+            return
+        self._stopping = True
+        os.write(self._stop_w, b"x")
+        deadline = time.monotonic() + 5
+        while thread.is_alive() and time.monotonic() < deadline:
+            with suppress(queue.Empty):
+                while True:         # make room: it may be waiting to queue a chunk
+                    self._queue.get_nowait()
+            thread.join(0.01)
+        if not thread.is_alive():   # else a stream that blocks and has no descriptor
+            for fd in (self.wake, self._wake_w, self._stop_r, self._stop_w):
+                os.close(fd)
+        self._thread = None
+
+    def _run(self) -> None:
+        if hasattr(signal, "pthread_sigmask"):     # signals are the main thread's
+            signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        with suppress(_Stopped):
+            try:
+                for item in numbered_lines(self._source(), self._max_line_bytes):
+                    self._chunk.append(item)
+                    if len(self._chunk) == CHUNK_LINES:
+                        self._flush()
+            except OSError as exc:      # the lines before it are still checked
+                self.error = exc
+            except _Stopped:
+                raise
+            except BaseException as exc:    # e.g. MemoryError: the batch raises it
+                self._failure = exc
+            self._flush()
+            self._put(None)
+
+    def _source(self) -> LineReader:
+        """Where the lines are read: the descriptor itself when it can be waited on."""
+        try:
+            fd = self._stream.fileno()
+            select.select([fd], [], [], 0)
+        except (OSError, ValueError, AttributeError):
+            return self._stream     # a file object of Python's (BytesIO...): never waits
+        return _FdReader(fd, self._stop_r, self._flush)
+
+    def _flush(self) -> None:
+        if self._chunk:
+            chunk, self._chunk = self._chunk, []
+            self._put(chunk)
+
+    def _put(self, chunk: list[Numbered] | None) -> None:
+        if self._stopping:
+            raise _Stopped
+        self._queue.put(chunk)
+        if self._stopping:
+            raise _Stopped
+        with suppress(BlockingIOError):
+            os.write(self._wake_w, b"x")
 
 
 class _Output:
@@ -430,6 +577,7 @@ def run_batch(stream: IO[bytes], out: IO[str], *, engine: EngineName, limits: Li
         output = _Output(out, progress, signals)
         outcome = Outcome(output.counts)
         try:
+            lines_in.start()
             if jobs == 1:
                 _check_here(lines_in, output, engine, limits, manifest)
             else:
@@ -437,6 +585,9 @@ def run_batch(stream: IO[bytes], out: IO[str], *, engine: EngineName, limits: Li
                                   manifest)
         except _WriteFailed as exc:
             outcome.write_error = exc.error
+        finally:
+            with _signals_blocked():
+                lines_in.close()
     outcome.signal = signals.signum
     outcome.read_error = lines_in.error
     return outcome
@@ -578,7 +729,7 @@ def _check_in_workers(lines_in: _Input, output: _Output, jobs: int, engine: Engi
         if retry:
             return heapq.heappop(retry)[1]
         if lines_in.read - output.written < ahead:
-            chunk = lines_in.next_chunk()
+            chunk = lines_in.next_chunk(block=False)
             if chunk is not None:
                 return _Task(chunk)
         return None
@@ -621,10 +772,15 @@ def _check_in_workers(lines_in: _Input, output: _Output, jobs: int, engine: Engi
             busy = [w for w in workers if w.task is not None]
             if not busy:
                 output.write_ready()
-                if retry or not lines_in.done:
+                if retry or lines_in.ready():
                     continue        # lines were checked here: read on
-                return              # the input is done, and every line is written
-            ready = set(wait([w.conn for w in busy] + [w.process.sentinel for w in busy]))
+                if lines_in.done:
+                    return          # the input is done, and every line is written
+            # Worker results and the reader's next chunk, whichever comes first.
+            ready = set(wait([w.conn for w in busy] + [w.process.sentinel for w in busy]
+                             + ([] if lines_in.done else [lines_in.wake])))
+            if lines_in.wake in ready:
+                lines_in.take_wake()
             for worker in busy:
                 if worker.conn not in ready and worker.process.sentinel not in ready:
                     continue
@@ -635,7 +791,7 @@ def _check_in_workers(lines_in: _Input, output: _Output, jobs: int, engine: Engi
                 _keep(output, worker, results)
                 if worker.process.sentinel in ready:    # it sent them, then died
                     died(worker)
-            output.write_ready()        # before reading on, which may block
+            output.write_ready()
     except _Stop:
         # Results the workers have sent are finished lines: keep them.
         for worker in workers:
