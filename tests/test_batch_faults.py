@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 import sat_claim_check as scc
-from sat_claim_check import _batch
+from sat_claim_check import _batch, _outcome
 from sat_claim_check._batch import CHUNK_LINES, DEATHS, FAILED, Progress, run_batch
 from sat_claim_check._jsontext import dumps
 from sat_claim_check.errors import CheckError, InvalidInput, LimitExceeded
@@ -144,13 +144,13 @@ def test_an_error_keeps_other_attributes_through_pickle():
 # -- a line whose check cannot finish --------------------------------------------
 
 def test_memory_error_in_this_process_is_that_lines_error(monkeypatch):
-    real = _batch.run_validated
+    real = _outcome.run_validated
 
     def run(v: Any, *args: Any) -> Any:
         if v.clause_lits.tolist() == [1] * 7:
             raise MemoryError
         return real(v, *args)
-    monkeypatch.setattr(_batch, "run_validated", run)
+    monkeypatch.setattr(_outcome, "run_validated", run)    # check_json calls it
     outcome, out = in_process([line(n) for n in range(1, 41)], jobs=1)
     assert len(out) == 40
     assert "ran out of memory" in failure(out[6], 7)
@@ -159,13 +159,13 @@ def test_memory_error_in_this_process_is_that_lines_error(monkeypatch):
 
 
 def test_an_unexpected_exception_is_that_lines_error(monkeypatch):
-    real = _batch.run_validated
+    real = _outcome.run_validated
 
     def run(v: Any, *args: Any) -> Any:
         if v.clause_lits.tolist() == [1] * 3:
             raise RuntimeError("boom")
         return real(v, *args)
-    monkeypatch.setattr(_batch, "run_validated", run)
+    monkeypatch.setattr(_outcome, "run_validated", run)    # check_json calls it
     _, out = in_process([line(n) for n in range(1, 6)], jobs=1)
     message = failure(out[2], 3)
     assert "RuntimeError: boom" in message and "bug" in message
@@ -234,13 +234,13 @@ def test_a_worker_that_dies_once_costs_no_line(monkeypatch, tmp_path):
 @needs_fork
 def test_the_worker_memory_limit_is_named_in_the_message(monkeypatch):
     monkeypatch.setattr(_batch, "_context", lambda: multiprocessing.get_context("fork"))
-    real = _batch.run_validated
+    real = _outcome.run_validated
 
     def run(v: Any, *args: Any) -> Any:
         if v.clause_lits.tolist() == [1] * 2:
             raise MemoryError
         return real(v, *args)
-    monkeypatch.setattr(_batch, "run_validated", run)
+    monkeypatch.setattr(_outcome, "run_validated", run)    # check_json calls it
     _, out = in_process([line(n) for n in range(1, 4)], jobs=2, worker_memory=1 << 40)
     assert "ran out of memory (the limit is 1048576 MiB per worker" in failure(out[1], 2)
     assert [out[0], out[2]] == [expected(1), expected(3)]

@@ -23,11 +23,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import IO, TYPE_CHECKING, Any, Union
 
-from ._check import contract_limits, run_validated
-from ._codes import EXIT_NOT_VALID, EXIT_REJECTED, EXIT_VALID
-from ._engine import resolve
+from ._codes import EXIT_REJECTED
 from ._jsontext import dumps
-from ._validate import validated_from_text
+from ._outcome import check_json
 from .errors import CheckError, InvalidInput
 from .limits import Limits
 
@@ -80,9 +78,9 @@ def check_line(engine: EngineName, limits: Limits | None, number: int, line: byt
             raise InvalidInput(None, "", line)
         if not line.strip():
             raise InvalidInput(None, "", "blank line: every line must hold one JSON request")
-        in_force = contract_limits(limits)
-        v = validated_from_text(line, in_force)
-        result = run_validated(v, *resolve(engine), in_force).result
+        outcome = check_json(line, engine=engine, limits=limits)
+        if outcome.error is not None:
+            raise outcome.error         # written below, with the line number
     except CheckError as err:
         error = err.to_dict()
         error["line"] = number
@@ -97,7 +95,7 @@ def check_line(engine: EngineName, limits: Limits | None, number: int, line: byt
                    "(a bug in sat-claim-check: please report it)")
     if failure is not None:
         return FAILED, failed_line(number, failure)
-    return EXIT_VALID if result["valid"] else EXIT_NOT_VALID, dumps(result)
+    return outcome.exit_code, outcome.body.decode()
 
 
 def check_lines(engine: EngineName, limits: Limits | None, lines: list[Numbered],

@@ -24,7 +24,6 @@ from typing import IO, TYPE_CHECKING, Any, cast
 
 from . import __version__, _bounds
 from ._batch import FAILED, Progress, available_cpus, default_worker_memory, run_batch
-from ._check import run_validated
 from ._codes import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
@@ -36,6 +35,7 @@ from ._codes import (
 from ._engine import ENGINES, implementations, resolve
 from ._explain import explain_lines
 from ._jsontext import dumps
+from ._outcome import Outcome, check_validated
 from ._validate import request_step, validated_from_text
 from .dimacs import DimacsError, parse_files, request_from_files, run_parsed
 from .errors import CheckError, InvalidInput
@@ -429,23 +429,24 @@ def command_check(args: argparse.Namespace) -> int:
     position = Position()
     limits = limits_from(args)
     name, module = resolve(args.engine)     # an unavailable engine fails before reading
+    # check_json's two halves: v is kept for --explain and the Ctrl-C line.
     try:
         v = validated_from_text(read_input(args.file, request_cap(args, limits)), limits)
-        report = run_validated(v, name, module, limits, position)
+        outcome = check_validated(v, name, module, limits, position)
     except KeyboardInterrupt:
         # Reported only after validation: v holds the proof arrays by then.
         return position.interrupted(lambda: len(v.step_kinds or ()))
-    except CheckError as err:
-        write_line(dumps(err.to_dict(), args.pretty))
-        say(describe_error(err))
-        return EXIT_REJECTED
-    write_line(dumps(report.result, args.pretty))
-    if args.explain:
+    except CheckError as err:       # unreadable, not JSON text, or not a valid request
+        outcome = Outcome.rejected(err)
+    write_line(dumps(outcome.data, True) if args.pretty else outcome.body.decode())
+    if outcome.error is not None:
+        say(describe_error(outcome.error))
+    elif args.explain and outcome.report is not None:
         # None for sat: step_of is never called.
         proof = cast("ProofArrays", (v.step_kinds, v.step_offsets, v.step_lits))
-        for line in explain_lines(report, lambda s: request_step(*proof, s)):
+        for line in explain_lines(outcome.report, lambda s: request_step(*proof, s)):
             say(line)
-    return exit_code(report.result)
+    return outcome.exit_code
 
 
 def command_request(args: argparse.Namespace) -> int:
