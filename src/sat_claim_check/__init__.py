@@ -13,7 +13,7 @@ or ``LimitExceeded``.  ``check_json(text)`` reads JSON text (bytes or str)
 as the command line does and returns an ``Outcome``: the status, the exact
 bytes written for it, and the Report or the error.  ``Limits`` adjusts the
 limits, ``EngineName`` is the type of ``engine=`` and ``Result`` the type of
-the result.
+the result.  ``sat_claim_check.service`` is the HTTP service.
 ``sat_claim_check.dimacs`` reads DIMACS and DRUP text, ``sat_claim_check.pysat``
 certifies PySAT's answers.  docs/semantics.md describes what is checked.
 """

@@ -4,7 +4,8 @@ What is read and written is described in docs/semantics.md ("JSON text",
 "Output bytes"); the exit codes are in ``_codes``.
 
 The commands ``check``, ``request`` and ``schema`` live here; ``batch`` runs
-in ``_batch`` and ``--explain`` words its lines in ``_explain``.
+in ``_batch``, ``serve`` in ``service``, and ``--explain`` words its lines in
+``_explain``.
 """
 
 from __future__ import annotations
@@ -139,6 +140,22 @@ which follows the limits) is rejected as that line's error object without being
 held in memory, and the batch goes on with the next line; a line with no end
 within 16 times the cap (at least 64 MiB) ends the input there.""")
 
+SERVE_DESCRIPTION = """\
+Answer requests over HTTP (needs uvicorn: pip install "sat-claim-check[service]").
+  POST /v1/tools/sat-claim-check/versions/1.0.0/execute  a request, as for `check`:
+       200 the result (valid or not), 400 invalid_input, 413 a size limit or a
+       body over --max-body-bytes, 422 the work limit, 503 overloaded (Retry-After)
+  GET  /v1/tools/sat-claim-check/versions/1.0.0          the tool description
+  GET  /healthz                                          status and counters
+The limits (--limit, --unlimited) hold for every request; a request cannot
+change them. Checks run in --workers threads; beyond them --queue requests
+wait, and the next one gets 503 before its body is read."""
+
+SERVE_EPILOG = """\
+exit status: on SIGTERM or Ctrl-C (SIGINT) the server stops accepting, answers
+the requests in flight, and ends by that signal (SIGTERM, as uvicorn does) or
+with 130 (Ctrl-C); 2 when it cannot start (uvicorn missing, the port taken...)."""
+
 
 def jobs_count(text: str) -> int:
     """--jobs N: N >= 0 (0, one per CPU, is worked out by batch_jobs)."""
@@ -164,6 +181,29 @@ def worker_memory(text: str) -> int:
         raise argparse.ArgumentTypeError(
             f"--worker-memory must be 0 (no limit) or at least {MIN_WORKER_MEMORY} (MiB)")
     return number
+
+
+def at_least(least: int) -> Callable[[str], int]:
+    """An argparse type: an integer >= least."""
+    def number(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be >= {least}")
+        return value
+    return number
+
+
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError("must be a positive number of seconds")
+    return value
 
 
 def version_line() -> str:
@@ -291,6 +331,31 @@ def build_parser() -> argparse.ArgumentParser:
                             "runs without it")
     add_engine_options(batch)
     batch.set_defaults(handler=command_batch)
+
+    serve = commands.add_parser(
+        "serve", help="answer requests over HTTP (the service extra)",
+        description=SERVE_DESCRIPTION, epilog=SERVE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="the address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=at_least(0), default=8000,
+                       help="the port (default 8000; 0 picks a free one, logged at start)")
+    serve.add_argument("--workers", type=at_least(1), default=None, metavar="N",
+                       help="threads that check (default: one per CPU)")
+    serve.add_argument("--queue", type=at_least(0), default=None, metavar="N",
+                       help="requests admitted beyond the workers' (default 4 per worker)")
+    serve.add_argument("--max-body-bytes", type=at_least(1), default=None, metavar="N",
+                       help="the largest request body (default: the cap of check, 32 "
+                            "bytes per literal, clause and step the limits allow plus 1 MiB, "
+                            "at most 256 MiB; 4792576 for the contract's limits)")
+    serve.add_argument("--body-timeout", type=seconds, default=30.0, metavar="S",
+                       help="seconds to receive a body before 408 (default 30)")
+    serve.add_argument("--max-connections", type=at_least(1), default=512, metavar="N",
+                       help="open connections at most (default 512)")
+    serve.add_argument("--no-access-log", action="store_true",
+                       help="do not log a line per request")
+    add_engine_options(serve)
+    serve.set_defaults(handler=command_serve)
 
     schema = commands.add_parser("schema", help="print the input or output JSON Schema")
     schema.add_argument("which", choices=("input", "output"))
@@ -565,6 +630,20 @@ def command_batch(args: argparse.Namespace) -> int:
     if outcome.read_error is not None or counts[EXIT_REJECTED] or counts[FAILED]:
         return EXIT_REJECTED
     return EXIT_NOT_VALID if counts[EXIT_NOT_VALID] else EXIT_VALID
+
+
+def command_serve(args: argparse.Namespace) -> int:
+    from .service import create_app, serve
+
+    application = create_app(
+        limits=limits_from(args), engine=args.engine, workers=args.workers,
+        queue=args.queue, max_body_bytes=args.max_body_bytes, body_timeout=args.body_timeout)
+    try:
+        serve(application, host=args.host, port=args.port,
+              max_connections=args.max_connections, access_log=not args.no_access_log)
+    except SystemExit as exc:       # uvicorn exits when it cannot bind (logged)
+        return EXIT_REJECTED if exc.code else EXIT_VALID
+    return EXIT_VALID               # (a signal, re-raised by uvicorn, usually ends it first)
 
 
 def command_schema(args: argparse.Namespace) -> int:
