@@ -26,7 +26,9 @@ SUFFIX=$("$PYTHON" -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUF
     -fno-sanitize-recover=undefined -I"$ROOT/csrc" -I"$INCLUDE" \
     "$WORK/_request_c.c" -o "$WORK/sat_claim_check/_request_c$SUFFIX"
 
-export LD_PRELOAD="$("$CC" -print-file-name=libasan.so) $("$CC" -print-file-name=libubsan.so)"
+# Assigned, then exported: a failing $(...) is not masked by export (SC2155).
+LD_PRELOAD="$("$CC" -print-file-name=libasan.so) $("$CC" -print-file-name=libubsan.so)"
+export LD_PRELOAD
 export ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 PYTHONMALLOC=malloc
 export PYTHONPATH="$WORK"
 # The instrumented module, not the checkout's, must be the one imported.

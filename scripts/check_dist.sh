@@ -271,7 +271,8 @@ import sys, sat_claim_check, sat_claim_check._engine_c as c
 print(c.__file__)
 sys.exit(0 if sys.prefix in c.__file__ else "not the installed package: " + c.__file__)'
     "$venv/bin/python" -Im sat_claim_check --version | tee "$run_dir/version.txt"
-    grep -q "(kernel: compiled, converter: compiled, scanner: compiled; " "$run_dir/version.txt" || {
+    grep -q "(kernel: compiled, converter: compiled, scanner: compiled, json reader: compiled; " \
+        "$run_dir/version.txt" || {
         echo "--version does not report the compiled engine"; return 1; }
     SAT_CLAIM_CHECK_REQUIRE_COMPILED=1 "$venv/bin/python" -Im pytest tests -q -p no:cacheprovider
 }

@@ -10,14 +10,18 @@ with a DRUP proof given as JSON steps.
 returns the result dict; ``run(request)`` returns a ``Report`` with the
 result, the work and the engine; ``Checker(cnf)`` checks an unsat proof step
 by step, as it arrives.  A rejected request raises ``InvalidInput`` or
-``LimitExceeded``.  ``Limits`` adjusts the limits, ``EngineName`` is the
-type of ``engine=`` and ``Result`` the type of the result.
+``LimitExceeded``.  ``check_json(text)`` reads JSON text (bytes or str)
+as the command line does and returns an ``Outcome``: the status, the exact
+bytes written for it, and the Report or the error.  ``Limits`` adjusts the
+limits, ``EngineName`` is the type of ``engine=`` and ``Result`` the type of
+the result.  ``sat_claim_check.service`` is the HTTP service.
 ``sat_claim_check.dimacs`` reads DIMACS and DRUP text, ``sat_claim_check.pysat``
 certifies PySAT's answers.  docs/semantics.md describes what is checked.
 """
 
 from ._check import Report, check, run
 from ._checker import Checker
+from ._outcome import Outcome, check_json
 from ._types import EngineName, Result
 from .dimacs import request_from_dimacs
 from .errors import CheckError, InvalidInput, LimitExceeded
@@ -26,4 +30,5 @@ from .limits import Limits
 __version__ = "1.0.0"
 
 __all__ = ["CheckError", "Checker", "EngineName", "InvalidInput", "LimitExceeded", "Limits",
-           "Report", "Result", "__version__", "check", "request_from_dimacs", "run"]
+           "Outcome", "Report", "Result", "__version__", "check", "check_json",
+           "request_from_dimacs", "run"]

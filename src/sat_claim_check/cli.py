@@ -4,7 +4,8 @@ What is read and written is described in docs/semantics.md ("JSON text",
 "Output bytes"); the exit codes are in ``_codes``.
 
 The commands ``check``, ``request`` and ``schema`` live here; ``batch`` runs
-in ``_batch`` and ``--explain`` words its lines in ``_explain``.
+in ``_batch``, ``serve`` in ``service``, and ``--explain`` words its lines in
+``_explain``.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from importlib import resources
 from typing import IO, TYPE_CHECKING, Any, cast
 
 from . import __version__, _bounds
-from ._batch import FAILED, Outcome, Progress, available_cpus, default_worker_memory, run_batch
-from ._check import run_validated
+from ._batch import FAILED, Progress, available_cpus, default_worker_memory, run_batch
+from ._batch import Outcome as BatchOutcome
 from ._codes import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
@@ -37,6 +38,7 @@ from ._codes import (
 from ._engine import ENGINES, implementations, resolve
 from ._explain import explain_lines
 from ._jsontext import dumps
+from ._outcome import Outcome, check_validated
 from ._validate import request_step, validated_from_text
 from .dimacs import DimacsError, parse_files, request_from_files, run_parsed
 from .errors import CheckError, InvalidInput
@@ -149,6 +151,22 @@ which follows the limits) is rejected as that line's error object without being
 held in memory, and the batch goes on with the next line; a line with no end
 within 16 times the cap (at least 64 MiB) ends the input there.""")
 
+SERVE_DESCRIPTION = """\
+Answer requests over HTTP (needs uvicorn: pip install "sat-claim-check[service]").
+  POST /v1/tools/sat-claim-check/versions/1.0.0/execute  a request, as for `check`:
+       200 the result (valid or not), 400 invalid_input, 413 a size limit or a
+       body over --max-body-bytes, 422 the work limit, 503 overloaded (Retry-After)
+  GET  /v1/tools/sat-claim-check/versions/1.0.0          the tool description
+  GET  /healthz                                          status and counters
+The limits (--limit, --unlimited) hold for every request; a request cannot
+change them. Checks run in --workers threads; beyond them --queue requests
+wait, and the next one gets 503 before its body is read."""
+
+SERVE_EPILOG = """\
+exit status: on SIGTERM or Ctrl-C (SIGINT) the server stops accepting, answers
+the requests in flight, and ends by that signal (SIGTERM, as uvicorn does) or
+with 130 (Ctrl-C); 2 when it cannot start (uvicorn missing, the port taken...)."""
+
 
 def jobs_count(text: str) -> int:
     """--jobs N: N >= 0 (0, one per CPU, is worked out by batch_jobs)."""
@@ -174,6 +192,29 @@ def worker_memory(text: str) -> int:
         raise argparse.ArgumentTypeError(
             f"--worker-memory must be 0 (no limit) or at least {MIN_WORKER_MEMORY} (MiB)")
     return number
+
+
+def at_least(least: int) -> Callable[[str], int]:
+    """An argparse type: an integer >= least."""
+    def number(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be >= {least}")
+        return value
+    return number
+
+
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError("must be a positive number of seconds")
+    return value
 
 
 def version_line() -> str:
@@ -312,6 +353,31 @@ def build_parser() -> argparse.ArgumentParser:
     add_engine_options(batch)
     batch.set_defaults(handler=command_batch)
 
+    serve = commands.add_parser(
+        "serve", help="answer requests over HTTP (the service extra)",
+        description=SERVE_DESCRIPTION, epilog=SERVE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="the address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=at_least(0), default=8000,
+                       help="the port (default 8000; 0 picks a free one, logged at start)")
+    serve.add_argument("--workers", type=at_least(1), default=None, metavar="N",
+                       help="threads that check (default: one per CPU)")
+    serve.add_argument("--queue", type=at_least(0), default=None, metavar="N",
+                       help="requests admitted beyond the workers' (default 4 per worker)")
+    serve.add_argument("--max-body-bytes", type=at_least(1), default=None, metavar="N",
+                       help="the largest request body (default: the cap of check, 32 "
+                            "bytes per literal, clause and step the limits allow plus 1 MiB, "
+                            "at most 256 MiB; 4792576 for the contract's limits)")
+    serve.add_argument("--body-timeout", type=seconds, default=30.0, metavar="S",
+                       help="seconds to receive a body before 408 (default 30)")
+    serve.add_argument("--max-connections", type=at_least(1), default=512, metavar="N",
+                       help="open connections at most (default 512)")
+    serve.add_argument("--no-access-log", action="store_true",
+                       help="do not log a line per request")
+    add_engine_options(serve)
+    serve.set_defaults(handler=command_serve)
+
     schema = commands.add_parser("schema", help="print the input or output JSON Schema")
     schema.add_argument("which", choices=("input", "output"))
     schema.set_defaults(handler=command_schema)
@@ -449,23 +515,24 @@ def command_check(args: argparse.Namespace) -> int:
     position = Position()
     limits = limits_from(args)
     name, module = resolve(args.engine)     # an unavailable engine fails before reading
+    # check_json's two halves: v is kept for --explain and the Ctrl-C line.
     try:
         v = validated_from_text(read_input(args.file, request_cap(args, limits)), limits)
-        report = run_validated(v, name, module, limits, position)
+        outcome = check_validated(v, name, module, limits, position)
     except KeyboardInterrupt:
         # Reported only after validation: v holds the proof arrays by then.
         return position.interrupted(lambda: len(v.step_kinds or ()))
-    except CheckError as err:
-        write_line(dumps(err.to_dict(), args.pretty))
-        say(describe_error(err))
-        return EXIT_REJECTED
-    write_line(dumps(report.result, args.pretty))
-    if args.explain:
+    except CheckError as err:       # unreadable, not JSON text, or not a valid request
+        outcome = Outcome.rejected(err)
+    write_line(dumps(outcome.data, True) if args.pretty else outcome.body.decode())
+    if outcome.error is not None:
+        say(describe_error(outcome.error))
+    elif args.explain and outcome.report is not None:
         # None for sat: step_of is never called.
         proof = cast("ProofArrays", (v.step_kinds, v.step_offsets, v.step_lits))
-        for line in explain_lines(report, lambda s: request_step(*proof, s)):
+        for line in explain_lines(outcome.report, lambda s: request_step(*proof, s)):
             say(line)
-    return exit_code(report.result)
+    return outcome.exit_code
 
 
 def command_request(args: argparse.Namespace) -> int:
@@ -621,7 +688,7 @@ def command_batch(args: argparse.Namespace) -> int:
 
 def batch_on_cluster(scheduler: str, stream: IO[bytes], progress: Progress,
                      engine: EngineName, limits: Limits,
-                     manifest: str | None) -> tuple[Outcome | None, str | None]:
+                     manifest: str | None) -> tuple[BatchOutcome | None, str | None]:
     """``batch --scheduler``: (the outcome, or None when the cluster could not run
     the batch, said on stderr; the words for a scheduler lost mid-batch)."""
     from .dask import ClusterError, connect
@@ -648,6 +715,20 @@ def batch_on_cluster(scheduler: str, stream: IO[bytes], progress: Progress,
                 cluster.close()
         logging.disable(logging.NOTSET)
     return outcome, outcome.lost
+
+
+def command_serve(args: argparse.Namespace) -> int:
+    from .service import create_app, serve
+
+    application = create_app(
+        limits=limits_from(args), engine=args.engine, workers=args.workers,
+        queue=args.queue, max_body_bytes=args.max_body_bytes, body_timeout=args.body_timeout)
+    try:
+        serve(application, host=args.host, port=args.port,
+              max_connections=args.max_connections, access_log=not args.no_access_log)
+    except SystemExit as exc:       # uvicorn exits when it cannot bind (logged)
+        return EXIT_REJECTED if exc.code else EXIT_VALID
+    return EXIT_VALID               # (a signal, re-raised by uvicorn, usually ends it first)
 
 
 def command_schema(args: argparse.Namespace) -> int:
