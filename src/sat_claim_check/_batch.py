@@ -42,7 +42,7 @@ from .limits import Limits
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
-    from ._types import EngineName
+    from ._types import EngineName, Result
 
 try:
     import resource
@@ -50,7 +50,7 @@ except ImportError:         # Windows: no address-space limit
     resource = None  # type: ignore[assignment]
 
 __all__ = ["CHECK_FAILED", "CHUNK_LINES", "FAILED", "OUT_OF_MEMORY", "Outcome", "Progress",
-           "available_cpus", "bug_message", "check_line", "check_lines", "check_one",
+           "answer_line", "available_cpus", "bug_message", "check_line", "check_lines", "check_one",
            "default_worker_memory", "failed_line", "memory_message", "numbered_lines",
            "run_batch"]
 
@@ -102,26 +102,31 @@ def bug_message(exc: Exception) -> str:
             "(a bug in sat-claim-check: please report it)")
 
 
-def check_line(engine: EngineName, limits: Limits | None, number: int, line: bytes | str,
-               memory: int | None = None) -> Checked:
-    """Check one numbered JSON line: its kind and its output line.
+def answer_line(number: int, line: bytes | str, memory: int | None, what: str,
+                check: Callable[[bytes, Callable[[Ident], None]], Result]) -> Checked:
+    """The kind and output line of one numbered line, whatever its check does.
 
-    ``memory`` is the worker's address-space limit, for the message when the
-    check runs out of memory.  An envelope's id goes first on its output line.
+    ``check(line, note_id)`` returns the line's result, or raises CheckError
+    (the line's error object); it calls ``note_id`` as soon as it knows the
+    line's id, which then goes first on the output line.  A line that
+    ``numbered_lines`` refused (a str) or a blank one is rejected; a check that
+    runs out of memory (``memory``: the worker's limit, for the message) or
+    fails with an unexpected exception gives ``check_failed``.  ``what`` names
+    what a line must hold.
     """
     failure = None
-    ident = None
+    ident: Ident | None = None
+
+    def note_id(found: Ident) -> None:
+        nonlocal ident
+        ident = found
+
     try:
         if isinstance(line, str):       # numbered_lines' reason for refusing the line
             raise InvalidInput(None, "", line)
         if not line.strip():
-            raise InvalidInput(None, "", "blank line: every line must hold one JSON request")
-        in_force = contract_limits(limits)
-        v = read_common_case(line, in_force)        # the compiled reader: no envelope
-        if v is None:
-            ident, request = split_envelope(loads(line))
-            v = validate(request, in_force)
-        result = run_validated(v, *resolve(engine), in_force).result
+            raise InvalidInput(None, "", f"blank line: every line must hold one {what}")
+        result = check(line, note_id)
     except CheckError as err:
         error = err.to_dict()
         error["line"] = number
@@ -136,6 +141,26 @@ def check_line(engine: EngineName, limits: Limits | None, number: int, line: byt
             failure = memory_message(memory)
         return FAILED, failed_line(number, failure, ident)
     return EXIT_VALID if result["valid"] else EXIT_NOT_VALID, dumps(with_id(ident, result))
+
+
+def check_line(engine: EngineName, limits: Limits | None, number: int, line: bytes | str,
+               memory: int | None = None) -> Checked:
+    """Check one numbered JSON line: its kind and its output line.
+
+    ``memory`` is the worker's address-space limit, for the message when the
+    check runs out of memory.  An envelope's id goes first on its output line.
+    """
+    def check(text: bytes, note_id: Callable[[Ident], None]) -> Result:
+        in_force = contract_limits(limits)
+        v = read_common_case(text, in_force)        # the compiled reader: no envelope
+        if v is None:
+            ident, request = split_envelope(loads(text))
+            if ident is not None:
+                note_id(ident)
+            v = validate(request, in_force)
+        return run_validated(v, *resolve(engine), in_force).result
+
+    return answer_line(number, line, memory, "JSON request", check)
 
 
 def check_lines(engine: EngineName, limits: Limits | None, lines: list[Numbered],

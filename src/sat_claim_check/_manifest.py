@@ -23,15 +23,15 @@ gets the error ``request --check`` gives for the same files.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ._batch import FAILED, OUT_OF_MEMORY, bug_message, failed_line, memory_message
-from ._codes import EXIT_NOT_VALID, EXIT_REJECTED, EXIT_VALID
-from ._envelope import Ident, check_id, with_id
-from ._jsontext import dumps, loads
+from ._batch import answer_line
+from ._envelope import Ident, check_id
+from ._jsontext import loads
 from ._validate import type_name
 from .dimacs import DimacsError, run_files
-from .errors import CheckError, InvalidInput
+from .errors import InvalidInput
 
 if TYPE_CHECKING:
     from ._types import EngineName, Result
@@ -48,29 +48,14 @@ def check_manifest_line(engine: EngineName, limits: Limits | None, number: int,
     """Check the files one numbered manifest line names: its kind and its output
     line, as ``_batch.check_line`` gives for a request.  ``base`` is the
     directory relative paths are resolved against."""
-    failure = None
-    ident = None
-    try:
-        if isinstance(line, str):       # numbered_lines' reason for refusing the line
-            raise InvalidInput(None, "", line)
-        if not line.strip():
-            raise InvalidInput(None, "", "blank line: every line must hold one manifest entry")
-        entry = loads(line)
+    def check(text: bytes, note_id: Callable[[Ident], None]) -> Result:
+        entry = loads(text)
         ident = entry_id(entry)
-        result = _check_entry(entry, base, engine, limits)
-    except CheckError as err:
-        error = err.to_dict()
-        error["line"] = number
-        return EXIT_REJECTED, dumps(with_id(ident, error))
-    except MemoryError:
-        failure = OUT_OF_MEMORY     # worded below, once the check is freed
-    except Exception as exc:    # a bug: say so on this line rather than lose the batch
-        failure = bug_message(exc)
-    if failure is not None:
-        if failure is OUT_OF_MEMORY:
-            failure = memory_message(memory)
-        return FAILED, failed_line(number, failure, ident)
-    return EXIT_VALID if result["valid"] else EXIT_NOT_VALID, dumps(with_id(ident, result))
+        if ident is not None:
+            note_id(ident)
+        return _check_entry(entry, base, engine, limits)
+
+    return answer_line(number, line, memory, "manifest entry", check)
 
 
 def entry_id(entry: Any) -> Ident | None:
