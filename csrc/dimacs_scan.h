@@ -24,6 +24,13 @@
  * literal that takes the count past max_lits stops the scan, its step closed
  * as it is; in DRUP, the step that takes the count past max_steps stops it.
  * The arrays then hold what was read up to there.
+ *
+ * A DRUP text may also be scanned in parts, as it arrives: the state between
+ * tokens (line number, line start, inside a comment, the open step and its
+ * 'd') stays in scc_scan_t from one call to the next, with final = 0 for every
+ * part but the last.  Each part must end right after a whitespace byte (a
+ * token is never cut).  scc_scan_rest() then drops the steps the caller has
+ * taken, keeping the open step's literals for the next part.
  */
 #ifndef SCC_DIMACS_SCAN_H
 #define SCC_DIMACS_SCAN_H
@@ -61,6 +68,12 @@ typedef struct {
     size_t tok_start, tok_stop;  /* the offending token, when there is one */
     int has_token;
     int64_t value;          /* the offending value, or the clause count */
+    /* Where the scan stands between parts of a text scanned in parts. */
+    int64_t at_line;        /* the current line */
+    int at_line_start;      /* no token yet on the current line */
+    int in_comment;         /* the current line is a comment */
+    int delete_open;        /* the open step started with 'd' */
+    int64_t open_line;      /* line where the open step started; 0: none open */
 } scc_scan_t;
 
 /* 1 for the ASCII whitespace of bytes.split(): \t \n \v \f \r and space. */
@@ -99,6 +112,20 @@ static inline void scc_scan_init(scc_scan_t *s) {
     s->num_vars = -1; s->num_clauses = -1; s->header_line = 0;
     s->code = SCC_OK; s->line = 0; s->tok_start = 0; s->tok_stop = 0;
     s->has_token = 0; s->value = 0;
+    s->at_line = 1; s->at_line_start = 1; s->in_comment = 0;
+    s->delete_open = 0; s->open_line = 0;
+}
+
+/* After a part: forget the steps completed so far (the caller has copied
+ * them), keeping the literals of the open step at the front. */
+static inline void scc_scan_rest(scc_scan_t *s) {
+    size_t done = (size_t)s->offsets[s->n_offsets - 1];
+    size_t open = s->n_lits - done;
+    size_t i;
+    for (i = 0; i < open; i++) s->lits[i] = s->lits[done + i];
+    s->n_lits = open;
+    s->n_offsets = 1;
+    s->n_kinds = 0;
 }
 
 static inline void scc_scan_free(scc_scan_t *s) {
@@ -168,17 +195,22 @@ static inline int scc_header(scc_scan_t *s, const unsigned char *data, size_t n,
     return 1;
 }
 
-/* Scan data[0:n].  Returns 0 when done (s->code tells whether the text was
- * well formed, or SCC_STOPPED), or -1 when memory ran out (the arrays stay
- * owned by s). */
+/* Scan data[0:n], the whole text (final = 1) or its next part (final = 0).
+ * Returns 0 when done (s->code tells whether the text was well formed, or
+ * SCC_STOPPED), or -1 when memory ran out (the arrays stay owned by s). */
 static inline int scc_scan(scc_scan_t *s, const unsigned char *data, size_t n, int is_cnf,
-                           int64_t max_vars, int64_t max_steps, int64_t max_lits) {
+                           int64_t max_vars, int64_t max_steps, int64_t max_lits,
+                           int final) {
     size_t pos = 0, start;
-    int64_t line = 1, open_line = 0, v;
-    int at_line_start = 1, delete = 0, r;
+    int64_t line = s->at_line, open_line = s->open_line, v;
+    int at_line_start = s->at_line_start, delete = s->delete_open, r;
     int64_t bound = is_cnf ? -1 : SCC_INT32_MAX;
 
-    if (scc_push_step(s, 1, 0)) return -1;      /* offsets[0] = 0 */
+    if (s->n_offsets == 0 && scc_push_step(s, 1, 0)) return -1;    /* offsets[0] = 0 */
+    if (s->in_comment) {                           /* a comment line goes on */
+        while (pos < n && data[pos] != '\n') pos++;
+        s->in_comment = pos == n;
+    }
     while (pos < n) {
         unsigned char ch = data[pos];
         if (ch == '\n') { line++; at_line_start = 1; pos++; continue; }
@@ -189,6 +221,7 @@ static inline int scc_scan(scc_scan_t *s, const unsigned char *data, size_t n, i
             at_line_start = 0;
             if (ch == 'c') {                       /* comment line */
                 while (pos < n && data[pos] != '\n') pos++;
+                s->in_comment = pos == n;
                 continue;
             }
             if (is_cnf && ch == '%') break;        /* SATLIB end marker */
@@ -237,6 +270,9 @@ static inline int scc_scan(scc_scan_t *s, const unsigned char *data, size_t n, i
             }
         }
     }
+    s->at_line = line; s->at_line_start = at_line_start;
+    s->delete_open = delete; s->open_line = open_line;
+    if (!final) return 0;
     if (open_line) return scc_fail(s, SCC_ERR_UNTERMINATED, open_line, 0, 0, 0, 0);
     if (is_cnf) {
         if (s->num_vars < 0) return scc_fail(s, SCC_ERR_NO_HEADER, 1, 0, 0, 0, 0);

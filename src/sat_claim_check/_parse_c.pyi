@@ -9,3 +9,7 @@ def parse_cnf(data: bytes, max_vars: int = -1, max_clauses: int = -1,
 
 def parse_drup(data: bytes, max_steps: int = -1, max_lits: int = -1) -> DrupScan:
     """DRUP bytes -> (code, line, token, value, kinds, offsets, lits)."""
+
+class DrupTextStream:
+    """DRUP text scanned in parts, as it arrives."""
+    def scan(self, data: bytes | bytearray | memoryview, final: bool) -> DrupScan: ...

@@ -32,8 +32,9 @@ cdef extern from "dimacs_scan.h" nogil:
         int64_t value
     void scc_scan_init(scc_scan_t* s)
     void scc_scan_free(scc_scan_t* s)
+    void scc_scan_rest(scc_scan_t* s)
     int scc_scan(scc_scan_t* s, const unsigned char* data, size_t n, int is_cnf,
-                 int64_t max_vars, int64_t max_steps, int64_t max_lits)
+                 int64_t max_vars, int64_t max_steps, int64_t max_lits, int final)
 
 cdef array.array _INT_TEMPLATE = _array.array("i")
 cdef array.array _BYTE_TEMPLATE = _array.array("b")
@@ -65,7 +66,7 @@ cdef tuple _scan(data, int is_cnf, int64_t max_vars, int64_t max_steps,
     scc_scan_init(&s)
     try:
         with nogil:
-            r = scc_scan(&s, ptr, n, is_cnf, max_vars, max_steps, max_lits)
+            r = scc_scan(&s, ptr, n, is_cnf, max_vars, max_steps, max_lits, 1)
         if r < 0:
             raise MemoryError("not enough memory for the parsed arrays")
         if s.code != OK and s.code != STOPPED:
@@ -93,3 +94,54 @@ def parse_drup(data, max_steps=-1, max_lits=-1):
     """DRUP bytes -> (code, line, token, value, kinds, offsets, lits); the stop
     limits as in ``_parse_py.parse_drup``."""
     return _scan(data, 0, -1, max_steps, max_lits)
+
+
+cdef class DrupTextStream:
+    """DRUP text scanned in parts, as it arrives (a proof on a pipe).
+
+    ``scan(data, final)`` scans the next part and returns ``(code, line,
+    token, value, kinds, offsets, lits)`` for the steps completed in it (a
+    step may span parts: its literals wait inside until its 0), ``offsets``
+    from 0.  Each part but the last (``final=False``) must end right after a
+    whitespace byte, so that no token is cut.  On an error ``code`` is the
+    scanner's code and the arrays hold the steps completed before it; after
+    an error or the final part, ``scan`` raises RuntimeError.
+    """
+
+    cdef scc_scan_t s
+    cdef bint ended
+
+    def __cinit__(self):
+        scc_scan_init(&self.s)
+        self.ended = False
+
+    def __dealloc__(self):
+        scc_scan_free(&self.s)
+
+    def scan(self, data, bint final):
+        cdef const unsigned char[::1] view = data
+        cdef const unsigned char* ptr = NULL
+        cdef size_t n = view.shape[0]
+        cdef int r
+        cdef size_t done
+        if self.ended:
+            raise RuntimeError("this DRUP text stream has ended")
+        if n:
+            ptr = &view[0]
+        self.s.code = OK
+        with nogil:
+            r = scc_scan(&self.s, ptr, n, 0, -1, -1, -1, final)
+        if r < 0:
+            self.ended = True
+            raise MemoryError("not enough memory for the parsed arrays")
+        done = <size_t>self.s.offsets[self.s.n_offsets - 1]
+        kinds = _bytes(self.s.kinds, self.s.n_kinds)
+        offsets = _ints(self.s.offsets, self.s.n_offsets)
+        lits = _ints(self.s.lits, done)
+        scc_scan_rest(&self.s)
+        if self.s.code != OK or final:
+            self.ended = True
+        if self.s.code == OK:
+            return OK, 0, None, 0, kinds, offsets, lits
+        token = bytes(view[self.s.tok_start:self.s.tok_stop]) if self.s.has_token else None
+        return self.s.code, self.s.line, token, self.s.value, kinds, offsets, lits

@@ -23,7 +23,7 @@ from __future__ import annotations
 import io
 import re
 from array import array
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 from ._codes import (
     SCAN_ERR_BAD_HEADER as ERR_BAD_HEADER,
@@ -93,112 +93,179 @@ def _scan(data: bytes, cnf: Literal[True], max_vars: int, max_steps: int,
 def _scan(data: bytes, cnf: Literal[False], max_vars: int, max_steps: int,
           max_lits: int) -> DrupScan: ...
 def _scan(data: bytes, cnf: bool, max_vars: int, max_steps: int, max_lits: int) -> Any:
-    kinds = array("b")
-    offsets = array("i", [0])
-    lits = array("i")
-    num_vars = num_clauses = -1
-    header_line = 0
-    bound = -1 if cnf else _INT32_MAX
-    open_line = 0           # line where the open step started; 0: none open
-    delete = 0
-
-    def fail(code: int, line: int, token: bytes | None = None, value: int = 0) -> tuple[Any, ...]:
-        if cnf:
-            return code, line, token, value, num_vars, num_clauses, None, None
-        return code, line, token, value, None, None, None
-
-    def stopped(line: int) -> tuple[Any, ...]:
-        if cnf:
-            return STOPPED, line, None, 0, num_vars, num_clauses, offsets, lits
-        return STOPPED, line, None, 0, kinds, offsets, lits
-
-    # Lines one at a time (split() would hold every line of a big text at once).
-    for n, line in enumerate(io.BytesIO(data), 1):
-        toks = line.split()
-        if not toks:
-            continue
-        t0 = toks[0]
-        if t0[:1] == b"c":                  # comment line
-            continue
-        if cnf:
-            if t0[:1] == b"%":              # SATLIB end marker
-                break
-            if t0 == b"p":
-                if num_vars >= 0:
-                    return fail(ERR_SECOND_HEADER, n)
-                header = _header(toks)
-                if header is None:
-                    return fail(ERR_BAD_HEADER, n, line.strip())
-                num_vars, num_clauses = header
-                header_line = n
-                bound = num_vars
-                if (0 <= max_vars < num_vars) or (0 <= max_steps < num_clauses):
-                    return stopped(n)
-                continue
-
-        # The common line: one whole step, "[d] l1 ... lk 0", of short tokens
-        # (a long one is left to int32()), within the stop limits.
-        if (not open_line and toks[-1] == b"0" and b"+" not in line and b"_" not in line
-                and max(map(len, toks)) <= 11):
-            is_delete = not cnf and t0 == b"d"
-            try:
-                # int() also takes "+1" and "1_0": excluded above.
-                vals = list(map(int, toks[1:-1] if is_delete else toks[:-1]))
-            except ValueError:
-                vals = None
-            if vals is not None and bound >= 0 and (
-                    not vals or (0 not in vals and max(vals) <= bound
-                                 and min(vals) >= -bound)) and (
-                    max_lits < 0 or len(lits) + len(vals) <= max_lits) and (
-                    cnf or max_steps < 0 or len(offsets) <= max_steps):
-                lits.extend(vals)
-                offsets.append(len(lits))
-                if not cnf:
-                    kinds.append(is_delete)
-                continue
-
-        # Anything else, token by token, for the exact first error.
-        for tok in toks:
-            if not cnf and tok == b"d":
-                if open_line:
-                    return fail(ERR_TOKEN, n, tok)
-                delete = 1
-                open_line = n
-                continue
-            if not _INTEGER.fullmatch(tok):
-                return fail(ERR_TOKEN, n, tok)
-            v = int32(tok)
-            if v is None:
-                return fail(ERR_INT_RANGE, n, tok)
-            if cnf:
-                if num_vars < 0:
-                    return fail(ERR_NO_HEADER, n, tok)
-                if not -bound <= v <= bound:
-                    return fail(ERR_VAR_RANGE, n, tok, v)
-            if v == 0:
-                offsets.append(len(lits))
-                if not cnf:
-                    kinds.append(delete)
-                delete = 0
-                open_line = 0
-                if not cnf and 0 <= max_steps < len(offsets) - 1:
-                    return stopped(n)
-            else:
-                if not open_line:
-                    open_line = n
-                lits.append(v)
-                if 0 <= max_lits < len(lits):
-                    offsets.append(len(lits))       # the step closed as it is
-                    if not cnf:
-                        kinds.append(delete)
-                    return stopped(n)
-
-    if open_line:
-        return fail(ERR_UNTERMINATED, open_line)
+    scan = _Scan(cnf, max_vars, max_steps, max_lits)
+    code, line, token, value, kinds, offsets, lits = scan.part(data, True)
+    if code not in (OK, STOPPED):       # no arrays for a text with an error
+        kinds = offsets = lits = None
     if cnf:
-        if num_vars < 0:
-            return fail(ERR_NO_HEADER, 1)
-        if len(offsets) - 1 != num_clauses:
-            return fail(ERR_CLAUSE_COUNT, header_line, None, len(offsets) - 1)
-        return OK, 0, None, 0, num_vars, num_clauses, offsets, lits
-    return OK, 0, None, 0, kinds, offsets, lits
+        return code, line, token, value, scan.num_vars, scan.num_clauses, offsets, lits
+    return code, line, token, value, kinds, offsets, lits
+
+
+class DrupTextStream:
+    """DRUP text scanned in parts, as it arrives (a proof on a pipe).
+
+    ``scan(data, final)`` scans the next part and returns ``(code, line,
+    token, value, kinds, offsets, lits)`` for the steps completed in it (a
+    step may span parts: its literals wait inside until its 0), ``offsets``
+    from 0.  Each part but the last (``final=False``) must end right after a
+    whitespace byte, so that no token is cut.  On an error ``code`` is the
+    scanner's code and the arrays hold the steps completed before it; after
+    an error or the final part, ``scan`` raises RuntimeError.
+    """
+
+    def __init__(self) -> None:
+        self._scan = _Scan(False, -1, -1, -1)
+        self._ended = False
+
+    def scan(self, data: bytes | bytearray | memoryview, final: bool) -> DrupScan:
+        if self._ended:
+            raise RuntimeError("this DRUP text stream has ended")
+        result = self._scan.part(bytes(data), final)
+        self._ended = final or result[0] != OK
+        return cast("DrupScan", result)
+
+
+class _Scan:
+    """One text's scan, whole or in parts; the state between parts is kept
+    here as csrc/dimacs_scan.h keeps it in scc_scan_t."""
+
+    def __init__(self, cnf: bool, max_vars: int, max_steps: int, max_lits: int) -> None:
+        self.cnf = cnf
+        self.max_vars, self.max_steps, self.max_lits = max_vars, max_steps, max_lits
+        self.num_vars = self.num_clauses = -1
+        self.header_line = 0
+        self.bound = -1 if cnf else _INT32_MAX
+        self.line = 1               # the current line
+        self.at_line_start = True   # no token yet on the current line
+        self.in_comment = False     # the current line is a comment
+        self.open_line = 0          # line where the open step started; 0: none open
+        self.delete = 0             # the open step started with 'd'
+        self.open_lits: list[int] = []      # the open step's literals
+        self.steps = 0              # steps completed, for max_steps
+        self.lits_seen = 0          # literals read, for max_lits
+
+    def part(self, data: bytes, final: bool) -> tuple[Any, ...]:
+        """Scan the next part: (code, line, token, value, kinds, offsets, lits)
+        of the steps completed in it (kinds is None for a CNF)."""
+        cnf = self.cnf
+        kinds = array("b")
+        offsets = array("i", [0])
+        lits = array("i")
+        max_steps, max_lits = self.max_steps, self.max_lits
+        arrays = (None if cnf else kinds), offsets, lits
+
+        def close(delete: int) -> None:
+            lits.extend(self.open_lits)
+            self.open_lits = []
+            offsets.append(len(lits))
+            if not cnf:
+                kinds.append(delete)
+            self.steps += 1
+
+        def fail(code: int, line: int, token: bytes | None = None,
+                 value: int = 0) -> tuple[Any, ...]:
+            return (code, line, token, value, *arrays)
+
+        # Lines one at a time (split() would hold every line of a big text at once).
+        n = self.line - 1
+        for line in io.BytesIO(data):
+            n += 1
+            ends = line[-1:] == b"\n"      # else the line goes on in the next part
+            toks = line.split()
+            if self.in_comment:     # the rest of a comment line from the last part
+                self.in_comment = not ends
+                self.at_line_start = ends
+                continue
+            line_start = self.at_line_start
+            self.at_line_start = ends
+            if not toks:
+                self.at_line_start = ends or line_start
+                continue
+            t0 = toks[0]
+            if line_start and t0[:1] == b"c":       # comment line
+                self.in_comment = not ends
+                continue
+            if line_start and cnf:
+                if t0[:1] == b"%":              # SATLIB end marker
+                    break
+                if t0 == b"p":
+                    if self.num_vars >= 0:
+                        return fail(ERR_SECOND_HEADER, n)
+                    header = _header(toks)
+                    if header is None:
+                        return fail(ERR_BAD_HEADER, n, line.strip())
+                    self.num_vars, self.num_clauses = header
+                    self.header_line = n
+                    self.bound = self.num_vars
+                    if ((0 <= self.max_vars < self.num_vars)
+                            or (0 <= max_steps < self.num_clauses)):
+                        return fail(STOPPED, n)
+                    continue
+            bound = self.bound
+
+            # The common line: one whole step, "[d] l1 ... lk 0", of short tokens
+            # (a long one is left to int32()), within the stop limits.
+            if (line_start and ends and not self.open_line and toks[-1] == b"0"
+                    and b"+" not in line and b"_" not in line and max(map(len, toks)) <= 11):
+                is_delete = not cnf and t0 == b"d"
+                try:
+                    # int() also takes "+1" and "1_0": excluded above.
+                    vals = list(map(int, toks[1:-1] if is_delete else toks[:-1]))
+                except ValueError:
+                    vals = None
+                if vals is not None and bound >= 0 and (
+                        not vals or (0 not in vals and max(vals) <= bound
+                                     and min(vals) >= -bound)) and (
+                        max_lits < 0 or self.lits_seen + len(vals) <= max_lits) and (
+                        cnf or max_steps < 0 or self.steps < max_steps):
+                    self.open_lits = vals
+                    self.lits_seen += len(vals)
+                    close(is_delete)
+                    continue
+
+            # Anything else, token by token, for the exact first error.
+            for tok in toks:
+                if not cnf and tok == b"d":
+                    if self.open_line:
+                        return fail(ERR_TOKEN, n, tok)
+                    self.delete = 1
+                    self.open_line = n
+                    continue
+                if not _INTEGER.fullmatch(tok):
+                    return fail(ERR_TOKEN, n, tok)
+                v = int32(tok)
+                if v is None:
+                    return fail(ERR_INT_RANGE, n, tok)
+                if cnf:
+                    if self.num_vars < 0:
+                        return fail(ERR_NO_HEADER, n, tok)
+                    if not -bound <= v <= bound:
+                        return fail(ERR_VAR_RANGE, n, tok, v)
+                if v == 0:
+                    close(self.delete)
+                    self.delete = 0
+                    self.open_line = 0
+                    if not cnf and 0 <= max_steps < self.steps:
+                        return fail(STOPPED, n)
+                else:
+                    if not self.open_line:
+                        self.open_line = n
+                    self.open_lits.append(v)
+                    self.lits_seen += 1
+                    if 0 <= max_lits < self.lits_seen:
+                        close(self.delete)      # the step closed as it is
+                        return fail(STOPPED, n)
+        if data:
+            self.line = n + 1 if data.endswith(b"\n") else n
+
+        if not final:
+            return (OK, 0, None, 0, *arrays)
+        if self.open_line:
+            return fail(ERR_UNTERMINATED, self.open_line)
+        if cnf:
+            if self.num_vars < 0:
+                return fail(ERR_NO_HEADER, 1)
+            if self.steps != self.num_clauses:
+                return fail(ERR_CLAUSE_COUNT, self.header_line, None, self.steps)
+        return (OK, 0, None, 0, *arrays)
