@@ -161,8 +161,8 @@ def test_the_model_reader_takes_the_scanners_integers(parser, token, accepted):
 # -- files: stop at the first limit ------------------------------------------------
 
 def test_a_gzip_bomb_proof_stops_at_the_step_limit(parser, engine, tmp_path):
-    cnf = tmp_path / "ok.cnf"
-    cnf.write_text(CNF_OK)
+    cnf = tmp_path / "unsat.cnf"
+    cnf.write_text("p cnf 1 2\n1 0\n-1 0\n")       # every "0" step is RUP here
     bomb = gzip_bomb(tmp_path / "b.drup.gz", b"0\n" * (1 << 19), 1024)     # 1 GiB of "0\n"
     start = time.perf_counter()
     error = limit_error(lambda: run_files(cnf, bomb, engine=engine))
@@ -171,6 +171,18 @@ def test_a_gzip_bomb_proof_stops_at_the_step_limit(parser, engine, tmp_path):
                      "limit": "max_proof_steps", "max": 2000, "actual": 2001,
                      "message": error["message"]}
     assert limit_error(lambda: request_from_files(cnf, bomb)) == error
+
+
+def test_a_gzip_bomb_proof_whose_first_step_fails_is_that_verdict(parser, engine, tmp_path):
+    # Stream order: step 0 fails before any limit is reached, and reading stops there.
+    cnf = tmp_path / "ok.cnf"
+    cnf.write_text(CNF_OK)
+    bomb = gzip_bomb(tmp_path / "b.drup.gz", b"0\n" * (1 << 19), 1024)
+    start = time.perf_counter()
+    result = run_files(cnf, bomb, engine=engine).result
+    assert time.perf_counter() - start < 5
+    assert (result["reason"], result["first_discrepancy"]["step_index"]) == ("lemma_not_rup", 0)
+    assert limit_error(lambda: request_from_files(cnf, bomb))["limit"] == "max_proof_steps"
 
 
 def test_a_gzip_bomb_model_stops_at_the_assignment_limit(parser, tmp_path):
@@ -225,8 +237,12 @@ def test_a_stopped_proof_is_validated_in_order(parser, tmp_path):
         run_files(cnf, proof)
     err = info.value.to_dict()
     assert (err["field"], err["path"]) == ("proof", "/proof/0/add/1")
-    proof.write_text("1 2 0\n" + step * 1999)
-    assert limit_error(lambda: run_files(cnf, proof))["limit"] == "max_proof_literals"
+    # In stream order the literal limit is met at the step that passes it (each
+    # step is RUP over the unit clause 1 of this CNF of 30 variables).
+    cnf.write_text("p cnf 30 1\n1 0\n")
+    proof.write_text("1 0\n" + step * 1999)
+    error = limit_error(lambda: run_files(cnf, proof))
+    assert (error["limit"], error["actual"]) == ("max_proof_literals", 1 + 30 * 1667)
 
 
 def test_a_file_within_the_limits_reads_as_before(parser, tmp_path):
@@ -558,6 +574,8 @@ def run_cli(*args, stdin=b"", pure=False, timeout=60):
 def _reproducers(tmp_path):
     ok = tmp_path / "ok.cnf"
     ok.write_text(CNF_OK)
+    unsat = tmp_path / "unsat.cnf"      # every "0" step of the bomb is RUP here
+    unsat.write_text("p cnf 1 2\n1 0\n-1 0\n")
     bomb = gzip_bomb(tmp_path / "b.drup.gz", b"0\n" * (1 << 19), 1024)
     model = tmp_path / "m.gz"
     model.write_bytes(gzip.compress(b"v") + gzip.compress(b" 1" * (1 << 19)) * 256)
@@ -565,7 +583,7 @@ def _reproducers(tmp_path):
     big.write_text(f'{{"cnf": {{"num_vars": {BIG}, "clauses": []}}, "claim": "sat", '
                    '"assignment": []}')
     cases = [
-        (("request", "--cnf", ok, "--proof", bomb, "--check"), "max_proof_steps"),
+        (("request", "--cnf", unsat, "--proof", bomb, "--check"), "max_proof_steps"),
         (("request", "--cnf", ok, "--model", model, "--check"), "max_assignment_literals"),
         (("check", big), "max_vars"),
     ]

@@ -237,6 +237,29 @@ class Checker:
             raise
         return chunk
 
+    # -- where the check stands --------------------------------------------------
+
+    @property
+    def steps(self) -> int:
+        """The number of steps checked so far (the index of the next step)."""
+        return self._steps
+
+    @property
+    def failed(self) -> bool:
+        """True once a step has failed: the verdict is fixed, later steps are ignored
+        (a caller reading a proof can stop reading)."""
+        return self._failed is not None
+
+    @property
+    def work(self) -> int:
+        """The work counted so far (docs/semantics.md, "The work counter")."""
+        return int(self._kernel.work)
+
+    @property
+    def reason_deletions(self) -> tuple[int, ...]:
+        """The steps so far whose deletion removed the reason of a level-0 literal."""
+        return tuple(self._kernel.reason_deletions)
+
     # -- the end --------------------------------------------------------------
 
     def finish(self) -> Report:

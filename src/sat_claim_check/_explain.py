@@ -73,7 +73,9 @@ def _not_rup_lines(report: Report, s: int, step_of: StepOf) -> list[str]:
 
 
 def step_text(step: Mapping[str, Sequence[float]]) -> str:
-    """A request step in DRUP text: "1 -2 0", "d 1 -2 0"."""
+    """A request step in DRUP text: "1 -2 0", "d 1 -2 0" ({}: a step not kept)."""
+    if not step:
+        return "(not kept: a proof read as a stream keeps only the first steps to explain)"
     (key, lits), = step.items()
     text = " ".join(str(int(lit)) for lit in lits)     # 3.0 is the literal 3
     return f"{'d ' if key == 'delete' else ''}{text}{' ' if lits else ''}0"

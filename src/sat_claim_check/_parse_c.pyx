@@ -115,6 +115,9 @@ cdef class DrupTextStream:
         scc_scan_init(&self.s)
         self.ended = False
 
+    def __init__(self):
+        """A stream at the start of a text (the state is set up in __cinit__)."""
+
     def __dealloc__(self):
         scc_scan_free(&self.s)
 

@@ -26,6 +26,10 @@ Claim = Literal["sat", "unsat"]
 # ignored, and an exception it raises stops the check.
 Progress = Callable[[int, int], object]
 
+# The ``reading=`` callback of run_files: reading(bytes_read, total_bytes), the
+# total None when it is not known (a pipe).
+Reading = Callable[[int, Optional[int]], object]
+
 # Why a claim is not valid: the output schema's ``reason`` values.
 Reason = Literal[
     "assignment_variable_out_of_range",
@@ -124,6 +128,14 @@ if TYPE_CHECKING:
 
         def parse_drup(self, data: bytes, max_steps: int = ...,
                        max_lits: int = ...) -> DrupScan: ...
+
+        @property
+        def DrupTextStream(self) -> "type[DrupStream]": ...
+
+    class DrupStream(Protocol):
+        """A proof scanned in parts (``DrupTextStream``)."""
+
+        def scan(self, data: Union[bytes, bytearray, memoryview], final: bool) -> DrupScan: ...
 
     # What the request reader returns when it accepts JSON text: (claim, num_vars,
     # clause_offsets, clause_lits, assignment, step_kinds, step_offsets,

@@ -39,12 +39,21 @@ from ._engine import ENGINES, implementations, resolve
 from ._explain import explain_lines
 from ._jsontext import dumps
 from ._outcome import Outcome, check_validated
+from ._progress import ProgressLine
 from ._validate import request_step, validated_from_text
-from .dimacs import DimacsError, parse_files, request_from_files, run_parsed
+from .dimacs import (
+    DimacsError,
+    StepMemo,
+    check_files,
+    parse_files,
+    request_from_files,
+    run_parsed,
+)
 from .errors import CheckError, InvalidInput
 from .limits import CEILINGS, Limits
 
 if TYPE_CHECKING:
+    from ._check import Report
     from ._types import EngineName, ProofArrays, Result
 
 DESCRIPTION = """\
@@ -94,7 +103,16 @@ stderr, nothing written, exit 2. Interrupted (Ctrl-C): a line on stderr,
 nothing written, exit 130.
 {OUTPUT_FAULTS}
 
-""" + _paragraph(f"""
+""" + _paragraph("""
+checking as the proof is read: with --check the proof is checked while it is
+read, a part at a time (a thread reads and scans ahead of the check), so its
+memory follows the clauses alive, not its length, and it may be a named pipe
+or - for standard input that a solver is still writing. The steps are taken
+in the order of the file: the first step that fails is the verdict even when
+a later line is malformed or a later step passes a limit, and reading stops
+there. On a terminal, a check longer than a second shows its progress on
+stderr (steps checked, steps/s, bytes read): --progress shows it anywhere,
+--quiet never.""") + "\n\n" + _paragraph(f"""
 reading: files are read in chunks (gzip decompressed as it is read) and reading
 stops at the first limit passed, with or without --check: that limit is the
 error (without --check, a line on stderr), its "actual" the count where reading
@@ -255,6 +273,16 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
                              "see below")
 
 
+def add_progress_options(parser: argparse.ArgumentParser) -> None:
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--progress", action="store_const", const=True, dest="progress",
+                       default=None, help="show the progress of the check on stderr even "
+                                          "when stderr is not a terminal")
+    shown.add_argument("--quiet", action="store_const", const=False, dest="progress",
+                       help="never show progress (the default shows it on a terminal "
+                            "for checks longer than a second)")
+
+
 def byte_count(text: str) -> int:
     """--max-input-bytes N"""
     try:
@@ -300,6 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="when the claim is not valid, say on stderr why (the failing "
                             "step, and deletions of reason clauses before it)")
     add_engine_options(check)
+    add_progress_options(check)
     check.set_defaults(handler=command_check)
 
     request = commands.add_parser(
@@ -310,7 +339,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="the formula, DIMACS CNF (.gz is read transparently)")
     which = request.add_mutually_exclusive_group(required=True)
     which.add_argument("--proof", metavar="FILE.drup",
-                       help="a DRUP proof: the claim is unsat")
+                       help="a DRUP proof: the claim is unsat (with --check, also a named "
+                            "pipe, or - for standard input)")
     which.add_argument("--model", metavar="FILE",
                        help="solver output ('s SATISFIABLE', 'v ... 0' lines) or a literal "
                             "list: the claim is sat")
@@ -322,6 +352,7 @@ def build_parser() -> argparse.ArgumentParser:
     request.add_argument("-o", "--output", default="-", metavar="OUT",
                          help="write to OUT instead of standard output")
     add_engine_options(request)
+    add_progress_options(request)
     request.set_defaults(handler=command_request)
 
     batch = commands.add_parser(
@@ -487,32 +518,37 @@ def read_input(name: str, max_bytes: int) -> bytes:
 
 class Position:
     """The progress callback of one check: the last (steps_checked, work) the
-    engine reported, for the line on stderr when Ctrl-C stops the check."""
+    engine reported, for the line on stderr when Ctrl-C stops the check, and
+    for the progress line (``--progress``, ``--quiet``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, show: bool | None = False) -> None:
         self.steps_checked: int | None = None
         self.work: int | None = None
+        self.line = ProgressLine(sys.stderr, show)
 
     def __call__(self, steps_checked: int, work: int) -> None:
         self.steps_checked = steps_checked
         self.work = work
+        self.line.steps(steps_checked, work)
 
-    def interrupted(self, step_count: Callable[[], int]) -> int:
+    def interrupted(self, step_count: Callable[[], int] | None) -> int:
         """Say where the check was stopped; the exit code of an interrupted run.
 
-        ``step_count()`` gives the number of proof steps; it is called only
-        when the engine has reported, so the proof has passed validation.
+        ``step_count()`` gives the number of proof steps (None: not known, a
+        proof checked as it is read); it is called only when the engine has
+        reported, so the proof has passed validation.
         """
+        self.line.close()
         if self.steps_checked is None:
             say("interrupted")
         else:
-            say(f"interrupted at proof step {self.steps_checked} of {step_count()} "
-                f"(work {self.work})")
+            of = "" if step_count is None else f" of {step_count()}"
+            say(f"interrupted at proof step {self.steps_checked}{of} (work {self.work})")
         return EXIT_INTERRUPTED
 
 
 def command_check(args: argparse.Namespace) -> int:
-    position = Position()
+    position = Position(args.progress)
     limits = limits_from(args)
     name, module = resolve(args.engine)     # an unavailable engine fails before reading
     # check_json's two halves: v is kept for --explain and the Ctrl-C line.
@@ -524,6 +560,7 @@ def command_check(args: argparse.Namespace) -> int:
         return position.interrupted(lambda: len(v.step_kinds or ()))
     except CheckError as err:       # unreadable, not JSON text, or not a valid request
         outcome = Outcome.rejected(err)
+    position.line.close()
     write_line(dumps(outcome.data, True) if args.pretty else outcome.body.decode())
     if outcome.error is not None:
         say(describe_error(outcome.error))
@@ -536,7 +573,9 @@ def command_check(args: argparse.Namespace) -> int:
 
 
 def command_request(args: argparse.Namespace) -> int:
-    position = Position()
+    if args.check and args.proof is not None:
+        return check_proof_files(args)
+    position = Position(args.progress if args.check else False)
     limits = limits_from(args)
     try:
         if args.check:
@@ -545,36 +584,65 @@ def command_request(args: argparse.Namespace) -> int:
         else:
             text = dumps(request_from_files(args.cnf, args.proof, args.model, limits=limits,
                                             max_bytes=args.max_input_bytes))
-    except KeyboardInterrupt:
-        # Reported only after validation: parsed holds the proof arrays by then.
-        return position.interrupted(lambda: len(cast("ProofArrays", parsed[1])[0]))
-    except DimacsError as err:
-        say(str(err))
-        return EXIT_REJECTED
-    except OSError as exc:
-        # A read error (not an open error) does not carry the file name.
-        files = [args.cnf, args.proof or args.model]
-        name = repr(exc.filename) if exc.filename else " or ".join(map(repr, files))
-        say(f"cannot read {name}: {exc.strerror or exc}")
-        return EXIT_REJECTED
+    except (DimacsError, OSError) as err:
+        return reading_failed(args, err)
     except CheckError as err:
         if not args.check:      # reading stopped at a limit: no request to write
             say(describe_error(err))
             return EXIT_REJECTED
-        out: Mapping[str, Any] = err.to_dict()
-        code = EXIT_REJECTED
-        say(describe_error(err))
-    else:
-        if not args.check:
-            return write_output(args.output, text, EXIT_VALID)
-        out = report.result
-        code = exit_code(out)
-    code = write_output(args.output, dumps(out), code)
-    if args.check and args.explain and code != EXIT_REJECTED:
-        proof = cast("ProofArrays", parsed[1])      # None for sat: step_of is never called
-        for line in explain_lines(report, lambda s: request_step(*proof, s)):
+        return checked(args, position, err, None)
+    if not args.check:
+        return write_output(args.output, text, EXIT_VALID)
+    return checked(args, position, report, None)
+
+
+def check_proof_files(args: argparse.Namespace) -> int:
+    """request --check with a proof: checked as it is read (dimacs.run_files)."""
+    position = Position(args.progress)
+    limits = limits_from(args)
+    memo = StepMemo() if args.explain else None
+    proof = "/dev/stdin" if args.proof == "-" else args.proof
+    try:
+        report: Report | CheckError = check_files(
+            args.cnf, proof, engine=args.engine, limits=limits, progress=position,
+            max_bytes=args.max_input_bytes, reading=position.line.bytes, memo=memo)
+    except KeyboardInterrupt:
+        return position.interrupted(None)
+    except (DimacsError, OSError) as err:
+        position.line.close()
+        return reading_failed(args, err)
+    except CheckError as err:
+        report = err
+    return checked(args, position, report, memo)
+
+
+def reading_failed(args: argparse.Namespace, err: DimacsError | OSError) -> int:
+    if isinstance(err, DimacsError):
+        say(str(err))
+        return EXIT_REJECTED
+    # A read error (not an open error) does not carry the file name.
+    files = [args.cnf, args.proof or args.model]
+    name = repr(err.filename) if err.filename else " or ".join(map(repr, files))
+    say(f"cannot read {name}: {err.strerror or err}")
+    return EXIT_REJECTED
+
+
+def checked(args: argparse.Namespace, position: Position, report: Report | CheckError,
+            memo: StepMemo | None) -> int:
+    """Write the result (or the error object) of request --check; its exit code."""
+    position.line.close()
+    if isinstance(report, CheckError):
+        say(describe_error(report))
+        return write_output(args.output, dumps(report.to_dict()), EXIT_REJECTED)
+    code = write_output(args.output, dumps(report.result), exit_code(report.result))
+    if args.explain and code != EXIT_REJECTED:
+        for line in explain_lines(report, memo.step_of if memo is not None else no_steps):
             say(line)
     return code
+
+
+def no_steps(step: int) -> Mapping[str, Sequence[float]]:     # a sat claim has no steps
+    raise AssertionError(f"a sat claim has no proof step {step}")
 
 
 def write_output(name: str, text: str, code: int) -> int:

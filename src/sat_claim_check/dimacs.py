@@ -42,13 +42,17 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
+import queue
 import re
+import stat
+import threading
 import zlib
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any, Callable, Union, cast
 
 from . import _bounds, _codes
 from ._check import Report, checked_progress, contract_limits, run_validated
+from ._checker import Checker
 from ._engine import resolve, scanner
 from ._tokens import int32
 from ._validate import check_size, proof_steps, validate_arrays
@@ -57,7 +61,7 @@ from .limits import Limits
 if TYPE_CHECKING:
     from array import array
 
-    from ._types import CnfArrays, EngineName, Parsed, Progress, ProofArrays
+    from ._types import CnfArrays, DrupScan, EngineName, Parsed, Progress, ProofArrays, Reading
 
 __all__ = ["DimacsError", "request_from_dimacs", "request_from_files",
            "run_dimacs", "run_files"]
@@ -286,15 +290,16 @@ _AT_THE_END = (_codes.SCAN_OK, _codes.SCAN_ERR_UNTERMINATED, _codes.SCAN_ERR_CLA
 
 def _chunks(path: _Path) -> Generator[bytes, None, None]:
     """The file's bytes in chunks, decompressed as they come when it starts
-    with gzip's magic bytes (never the whole file at once)."""
+    with gzip's magic bytes (never the whole file at once).  A chunk is what
+    one read gives (read1), so the bytes of a pipe come as they are written."""
     with open(path, "rb") as f:
         if f.peek(2)[:2] != _GZIP_MAGIC:
-            yield from iter(lambda: f.read(_bounds.CHUNK), b"")
+            yield from iter(lambda: f.read1(_bounds.CHUNK), b"")
             return
         with gzip.GzipFile(fileobj=f) as stream:
             while True:
                 try:
-                    chunk = stream.read(_bounds.CHUNK)
+                    chunk = stream.read1(_bounds.CHUNK)
                 except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
                     raise DimacsError(f"cannot decompress gzip data: {exc}",
                                       os.fspath(path)) from None
@@ -454,18 +459,47 @@ def run_dimacs(cnf_text: str | bytes,
 def run_files(cnf_path: _Path, proof_path: _Path | None = None,
               model_path: _Path | None = None, *, engine: EngineName = "auto",
               limits: Limits | None = None, progress: Progress | None = None,
-              max_bytes: int | None = None) -> Report:
+              max_bytes: int | None = None,
+              reading: Reading | None = None) -> Report:
     """run_dimacs() on files (gzip read transparently): return a Report.
 
     The way to check big proofs.  ``engine``, ``limits`` and ``progress`` are
-    as for ``run``.  The files are read within the limits (see
-    ``parse_files``): reading stops at the first limit passed.  Raises
-    DimacsError on malformed text, OSError when a file cannot be read and
-    CheckError on a rejected request.
+    as for ``run``.  The CNF (or model) file is read within the limits (see
+    ``parse_files``).  The proof is checked as it is read, in stream order
+    (a ``Checker`` fed part by part): memory follows the live clauses, not the
+    length of the proof, a named pipe or ``/dev/stdin`` is checked while its
+    writer writes, and reading stops at the first step that fails or passes
+    a limit (a failing step before a malformed line is the verdict).
+    ``progress(steps_checked, work)`` is also called after each part read,
+    and ``reading(bytes_read, total_bytes)`` (total None when unknown, as for
+    a pipe) after each part too.  Raises DimacsError on malformed text,
+    OSError when a file cannot be read and CheckError on a rejected request.
     """
     _check_texts(proof_path, model_path)
-    parsed = parse_files(cnf_path, proof_path, model_path, limits, max_bytes)
-    return run_parsed(parsed, engine, limits, progress)
+    if proof_path is None:
+        parsed = parse_files(cnf_path, proof_path, model_path, limits, max_bytes)
+        return run_parsed(parsed, engine, limits, progress)
+    return check_files(cnf_path, proof_path, engine=engine, limits=limits, progress=progress,
+                       max_bytes=max_bytes, reading=reading)
+
+
+def check_files(cnf_path: _Path, proof_path: _Path, *, engine: EngineName = "auto",
+                limits: Limits | None = None, progress: Progress | None = None,
+                max_bytes: int | None = None, reading: Reading | None = None,
+                memo: StepMemo | None = None) -> Report:
+    """run_files() for an unsat claim, the proof checked as it is read; ``memo``
+    keeps the steps ``--explain`` names."""
+    limits = contract_limits(limits)
+    progress = checked_progress(progress)
+    resolve(engine)     # an engine that is not built fails before any reading
+    num_vars, offsets, lits = _read_cnf(
+        cnf_path, limits, _bounds.cnf_bytes(limits) if max_bytes is None else max_bytes)
+    checker = Checker._from_arrays(num_vars, offsets, lits, engine=engine, limits=limits,
+                                   progress=progress)
+    check_stream(checker, proof_path,
+                 _bounds.proof_bytes(limits) if max_bytes is None else max_bytes,
+                 progress=progress, reading=reading, memo=memo)
+    return checker.finish()
 
 
 def run_parsed(parsed: Parsed, engine: EngineName = "auto", limits: Limits | None = None,
@@ -477,3 +511,196 @@ def run_parsed(parsed: Parsed, engine: EngineName = "auto", limits: Limits | Non
     (num_vars, offsets, lits), proof, model = parsed
     v = validate_arrays(num_vars, offsets, lits, proof=proof, assignment=model, limits=limits)
     return run_validated(v, name, module, limits, progress)
+
+
+# -- checking a proof as it is read ------------------------------------------------
+
+# Parts of a proof read ahead of the checker: enough to keep both busy, few
+# enough to keep memory small (each part is at most one chunk of text).
+READ_AHEAD = 4
+
+
+def check_stream(checker: Checker, path: _Path, max_bytes: int, *,
+                 progress: Progress | None = None, reading: Reading | None = None,
+                 memo: StepMemo | None = None) -> None:
+    """Feed ``checker`` the DRUP proof of a file or pipe, as it is read.
+
+    A thread reads, decompresses and scans the text (all three without the
+    GIL in the compiled build) while this thread checks the steps scanned
+    so far.  Reading stops at the first step that fails (the verdict is then
+    the checker's), at the first limit the checker raises, at a malformed
+    line (DimacsError, raised once the steps before it are checked) and past
+    ``max_bytes`` of text (DimacsError).  ``memo`` keeps the steps that
+    ``--explain`` needs (the failing one is the checker's).
+    """
+    name = os.fspath(path)
+    with _ReadAhead(_proof_parts(path, max_bytes)) as parts:
+        for part in parts:
+            base = checker.steps
+            checker._feed_arrays(part.kinds, part.offsets, part.lits)
+            if memo is not None:
+                memo.keep(checker, base, part)
+            if progress is not None:
+                progress(checker.steps, checker.work)
+            if reading is not None:
+                reading(part.bytes_read, part.total_bytes)
+            if checker.failed:
+                return
+            if part.code:
+                raise _error(part.code, part.line, part.token, part.value, name, "proof")
+            if part.over_cap:
+                raise DimacsError(
+                    f"proof: the file is longer than {max_bytes} bytes, the most read at "
+                    "these limits (raise the limits, or the cap: --max-input-bytes)", name)
+
+
+class _Part:
+    """Steps scanned from one part of a proof: the arrays, then what ended the
+    scan there (a scanner code, or the byte cap), and how far reading got."""
+
+    __slots__ = ("bytes_read", "code", "kinds", "line", "lits", "offsets", "over_cap",
+                 "token", "total_bytes", "value")
+
+    def __init__(self, scan: DrupScan, bytes_read: int, total_bytes: int | None,
+                 over_cap: bool = False) -> None:
+        self.code, self.line, self.token, self.value, kinds, offsets, lits = scan
+        assert kinds is not None and offsets is not None and lits is not None
+        self.kinds, self.offsets, self.lits = kinds, offsets, lits
+        self.bytes_read, self.total_bytes = bytes_read, total_bytes
+        self.over_cap = over_cap
+
+
+def _proof_parts(path: _Path, max_bytes: int) -> Generator[_Part, None, None]:
+    """The proof's steps, a part at a time, scanned as the text is read.
+
+    Each chunk is cut after its last whitespace byte (no token is cut in
+    two: the rest waits for the next chunk); the scanner keeps a step that
+    spans parts.  The generator ends after a part with an error, or at the
+    byte cap, or at the end of the text.
+    """
+    total = _size(path)
+    stream = scanner().DrupTextStream()
+    rest = b""
+    read = 0
+    chunks = _chunks(path)
+    with contextlib.closing(chunks):
+        for chunk in chunks:
+            read += len(chunk)
+            if read > max_bytes:
+                chunk = chunk[:len(chunk) - (read - max_bytes)]
+            data = rest + chunk if rest else chunk
+            cut = max(data.rfind(c) for c in _WHITESPACE_BYTES) + 1
+            rest = data[cut:]
+            part = _Part(stream.scan(memoryview(data)[:cut], False), read, total)
+            if part.code or read > max_bytes:
+                part.over_cap = read > max_bytes
+                yield part
+                return
+            yield part
+    yield _Part(stream.scan(rest, True), read, total)
+
+
+_WHITESPACE_BYTES = [bytes([c]) for c in _WHITESPACE]
+
+
+def _size(path: _Path) -> int | None:
+    """The size of a regular file (what a progress display can show), else None."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_size if stat.S_ISREG(info.st_mode) else None
+
+
+class _ReadAhead:
+    """Iterate over a generator run in a thread, at most READ_AHEAD items ahead.
+
+    The thread's exception is raised here, in order.  Leaving the ``with``
+    stops the thread at its next item (a thread blocked on a pipe that says
+    nothing more is left behind: it is a daemon and ends with its read).
+    """
+
+    _END = object()
+
+    def __init__(self, items: Generator[Any, None, None]) -> None:
+        self._items = items
+        self._queue: queue.Queue[Any] = queue.Queue(READ_AHEAD)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="sat-claim-check reader",
+                                        daemon=True)
+
+    def _run(self) -> None:
+        try:
+            for item in self._items:
+                if not self._put(item):
+                    break
+        except BaseException as exc:        # raised in the checking thread, in order
+            self._put(_Raised(exc))
+        else:
+            self._put(self._END)
+        finally:
+            self._items.close()
+
+    def _put(self, item: Any) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def __enter__(self) -> Generator[Any, None, None]:
+        self._thread.start()
+        return self._take()
+
+    def _take(self) -> Generator[Any, None, None]:
+        while True:
+            item = self._queue.get()
+            if item is self._END:
+                return
+            if isinstance(item, _Raised):
+                raise item.exc
+            yield item
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        with contextlib.suppress(queue.Empty):
+            while True:
+                self._queue.get_nowait()
+        if not self._thread.is_alive() or exc_info[0] is None:
+            self._thread.join(timeout=1.0)
+
+
+class _Raised:
+    __slots__ = ("exc",)
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+
+class StepMemo:
+    """The proof steps ``--explain`` may name, kept as a proof is streamed:
+    the failing step and the deletions of reason clauses (the first ``most``)."""
+
+    def __init__(self, most: int = 1000) -> None:
+        self.steps: dict[int, dict[str, list[int]]] = {}
+        self.most = most
+        self._seen = 0
+
+    def keep(self, checker: Checker, base: int, part: _Part) -> None:
+        """Keep what the part just fed holds of those steps (steps base...)."""
+        found = checker.reason_deletions
+        wanted = [s for s in found[self._seen:] if len(self.steps) < self.most]
+        self._seen = len(found)
+        if checker.failed:
+            wanted.append(checker.steps)        # the failing step's index
+        for s in wanted:
+            i = s - base
+            if 0 <= i < len(part.kinds):
+                lits = part.lits[part.offsets[i]:part.offsets[i + 1]].tolist()
+                self.steps[s] = {_codes.step_key(part.kinds[i]): lits}
+
+    def step_of(self, step: int) -> dict[str, list[int]]:
+        """The step as a request step, or {} when it was not kept."""
+        return self.steps.get(step, {})
