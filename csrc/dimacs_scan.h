@@ -30,7 +30,8 @@
  * 'd') stays in scc_scan_t from one call to the next, with final = 0 for every
  * part but the last.  Each part must end right after a whitespace byte (a
  * token is never cut).  scc_scan_rest() then drops the steps the caller has
- * taken, keeping the open step's literals for the next part.
+ * taken, keeping the open step's literals for the next part.  With
+ * want_lines set, lines[] gets the line where each step starts.
  */
 #ifndef SCC_DIMACS_SCAN_H
 #define SCC_DIMACS_SCAN_H
@@ -74,6 +75,9 @@ typedef struct {
     int in_comment;         /* the current line is a comment */
     int delete_open;        /* the open step started with 'd' */
     int64_t open_line;      /* line where the open step started; 0: none open */
+    int want_lines;         /* DRUP: record each step's first line in lines */
+    int64_t *lines;
+    size_t n_lines, cap_lines;
 } scc_scan_t;
 
 /* 1 for the ASCII whitespace of bytes.split(): \t \n \v \f \r and space. */
@@ -114,6 +118,7 @@ static inline void scc_scan_init(scc_scan_t *s) {
     s->has_token = 0; s->value = 0;
     s->at_line = 1; s->at_line_start = 1; s->in_comment = 0;
     s->delete_open = 0; s->open_line = 0;
+    s->want_lines = 0; s->lines = NULL; s->n_lines = 0; s->cap_lines = 0;
 }
 
 /* After a part: forget the steps completed so far (the caller has copied
@@ -126,11 +131,12 @@ static inline void scc_scan_rest(scc_scan_t *s) {
     s->n_lits = open;
     s->n_offsets = 1;
     s->n_kinds = 0;
+    s->n_lines = 0;
 }
 
 static inline void scc_scan_free(scc_scan_t *s) {
-    free(s->lits); free(s->offsets); free(s->kinds);
-    s->lits = NULL; s->offsets = NULL; s->kinds = NULL;
+    free(s->lits); free(s->offsets); free(s->kinds); free(s->lines);
+    s->lits = NULL; s->offsets = NULL; s->kinds = NULL; s->lines = NULL;
 }
 
 static inline int scc_fail(scc_scan_t *s, int code, int64_t line,
@@ -253,6 +259,12 @@ static inline int scc_scan(scc_scan_t *s, const unsigned char *data, size_t n, i
                 return scc_fail(s, SCC_ERR_VAR_RANGE, line, start, pos, 1, v);
         }
         if (v == 0) {
+            if (s->want_lines) {
+                if (scc_grow((void **)&s->lines, &s->cap_lines, s->n_lines + 1,
+                             sizeof(int64_t)))
+                    return -1;
+                s->lines[s->n_lines++] = open_line ? open_line : line;
+            }
             if (scc_push_step(s, is_cnf, delete)) return -1;
             delete = 0;
             open_line = 0;

@@ -43,23 +43,26 @@ def cuts_after_whitespace(data: bytes, rng: random.Random, parts: int) -> list[b
     return pieces
 
 
-def streamed(twin: Any, pieces: list[bytes]) -> tuple[Any, ...]:
+def streamed(twin: Any, pieces: list[bytes], with_lines: bool = False) -> tuple[Any, ...]:
     """(code, line, token, kinds, offsets, lits) of the stream fed these pieces,
-    arrays joined across parts."""
+    arrays joined across parts (and the steps' lines, with ``with_lines``)."""
     stream = twin.DrupTextStream()
-    kinds, offsets, lits = array("b"), array("i", [0]), array("i")
+    kinds, offsets, lits, lines = array("b"), array("i", [0]), array("i"), array("q")
+    code, line, token = _codes.SCAN_OK, 0, None
     for k, piece in enumerate(pieces):
-        code, line, token, _value, k_part, o_part, l_part = stream.scan(
+        code, line, token, _value, k_part, o_part, l_part, n_part = stream.scan(
             piece, k == len(pieces) - 1)
-        assert o_part[0] == 0 and len(o_part) == len(k_part) + 1
+        assert o_part[0] == 0 and len(o_part) == len(k_part) + 1 == len(n_part) + 1
         assert len(l_part) == o_part[-1]
         base = len(lits)
         kinds.extend(k_part)
         offsets.extend(base + o for o in o_part[1:])
         lits.extend(l_part)
+        lines.extend(n_part)
         if code != _codes.SCAN_OK:
-            return code, line, token, kinds, offsets, lits
-    return _codes.SCAN_OK, 0, None, kinds, offsets, lits
+            break
+    out = (code, line, token, kinds, offsets, lits)
+    return (*out, lines) if with_lines else out
 
 
 def whole(data: bytes) -> tuple[Any, ...]:
@@ -112,7 +115,8 @@ def test_hand_cases_every_cut(twin: Any, text: bytes) -> None:
 
 def test_steps_before_an_error_are_given(twin: Any) -> None:
     stream = twin.DrupTextStream()
-    code, line, token, _, kinds, offsets, lits = stream.scan(b"1 2 0\nd 1 2 0\n3 x 0\n", True)
+    code, line, token, _, kinds, offsets, lits, _ = stream.scan(b"1 2 0\nd 1 2 0\n3 x 0\n",
+                                                                True)
     assert (code, line, token) == (_codes.SCAN_ERR_TOKEN, 3, b"x")
     assert list(kinds) == [_codes.STEP_ADD, _codes.STEP_DELETE]
     assert list(offsets) == [0, 2, 4] and list(lits) == [1, 2, 1, 2]
@@ -132,3 +136,11 @@ def test_corpus_proofs_in_parts(twin: Any, corpus: Path) -> None:
         got = streamed(twin, cuts_after_whitespace(data, rng, 200))
         assert got[0] == expected[0] == _codes.SCAN_OK, path.name
         assert got[3:] == (expected[4], expected[5], expected[6]), path.name
+
+
+def test_each_step_comes_with_the_line_where_it_starts(twin: Any) -> None:
+    text = b"c x\n1 2 0 3 0\n\nd 1\n2 0\n0\n"
+    rng = random.Random(3)
+    for parts in (1, 3, 20):
+        got = streamed(twin, cuts_after_whitespace(text, rng, parts), with_lines=True)
+        assert list(got[6]) == [2, 2, 4, 6], parts

@@ -34,13 +34,19 @@ def test_reason_deletions_are_listed(corpus, prefix, how):
     steps = drup.read_text().splitlines()
     failing = entry["strict"]["first_discrepancy"]["step_index"]
     lines = err.splitlines()
-    assert lines[0] == f"{PREFIX}step {failing} fails: lemma_not_rup"
+
+    def at(step):       # request --check reads the file: it names the line too
+        return f" ({drup}:{step + 1})" if how == "request" else ""
+
+    assert lines[0] == f"{PREFIX}step {failing}{at(failing)} fails: lemma_not_rup"
     assert lines[1] == f"{PREFIX}  step {failing}: {steps[failing]}"
     listed = [line[len(PREFIX):].strip() for line in lines[4:]
               if line.startswith(PREFIX + "  step ")]
     assert len(listed) == entry["strict"]["del_reason"] > 0
     for item in listed:
         number, text = item[len("step "):].split(": ")
+        number = number.split(" ")[0]
+        assert item.startswith(f"step {number}{at(int(number))}: ")
         assert int(number) < failing
         assert text == steps[int(number)]
         assert text.startswith("d ")

@@ -1,6 +1,6 @@
 # The compiled scanner's public surface: the same functions as its pure twin
 # (_parse_py), with the same signatures and answers.
-from ._types import CnfScan, DrupScan
+from ._types import CnfScan, DrupPart, DrupScan
 
 def parse_cnf(data: bytes, max_vars: int = -1, max_clauses: int = -1,
               max_lits: int = -1) -> CnfScan:
@@ -13,4 +13,4 @@ def parse_drup(data: bytes, max_steps: int = -1, max_lits: int = -1) -> DrupScan
 class DrupTextStream:
     """DRUP text scanned in parts, as it arrives."""
     def __init__(self) -> None: ...
-    def scan(self, data: bytes | bytearray | memoryview, final: bool) -> DrupScan: ...
+    def scan(self, data: bytes | bytearray | memoryview, final: bool) -> DrupPart: ...

@@ -30,6 +30,9 @@ cdef extern from "dimacs_scan.h" nogil:
         size_t tok_stop
         int has_token
         int64_t value
+        int want_lines
+        int64_t* lines
+        size_t n_lines
     void scc_scan_init(scc_scan_t* s)
     void scc_scan_free(scc_scan_t* s)
     void scc_scan_rest(scc_scan_t* s)
@@ -38,6 +41,7 @@ cdef extern from "dimacs_scan.h" nogil:
 
 cdef array.array _INT_TEMPLATE = _array.array("i")
 cdef array.array _BYTE_TEMPLATE = _array.array("b")
+cdef array.array _LONG_TEMPLATE = _array.array("q")
 
 
 cdef array.array _ints(const int32_t* src, size_t n):
@@ -51,6 +55,13 @@ cdef array.array _bytes(const int8_t* src, size_t n):
     cdef array.array out = array.clone(_BYTE_TEMPLATE, <Py_ssize_t>n, zero=False)
     if n:
         memcpy(out.data.as_schars, src, n)
+    return out
+
+
+cdef array.array _longs(const int64_t* src, size_t n):
+    cdef array.array out = array.clone(_LONG_TEMPLATE, <Py_ssize_t>n, zero=False)
+    if n:
+        memcpy(out.data.as_longlongs, src, n * sizeof(int64_t))
     return out
 
 
@@ -100,9 +111,10 @@ cdef class DrupTextStream:
     """DRUP text scanned in parts, as it arrives (a proof on a pipe).
 
     ``scan(data, final)`` scans the next part and returns ``(code, line,
-    token, value, kinds, offsets, lits)`` for the steps completed in it (a
-    step may span parts: its literals wait inside until its 0), ``offsets``
-    from 0.  Each part but the last (``final=False``) must end right after a
+    token, value, kinds, offsets, lits, lines)`` for the steps completed in
+    it (a step may span parts: its literals wait inside until its 0),
+    ``offsets`` from 0, ``lines`` (array('q')) the 1-based line where each
+    step starts.  Each part but the last (``final=False``) must end right after a
     whitespace byte, so that no token is cut.  On an error ``code`` is the
     scanner's code and the arrays hold the steps completed before it; after
     an error or the final part, ``scan`` raises RuntimeError.
@@ -113,6 +125,7 @@ cdef class DrupTextStream:
 
     def __cinit__(self):
         scc_scan_init(&self.s)
+        self.s.want_lines = 1
         self.ended = False
 
     def __init__(self):
@@ -141,10 +154,11 @@ cdef class DrupTextStream:
         kinds = _bytes(self.s.kinds, self.s.n_kinds)
         offsets = _ints(self.s.offsets, self.s.n_offsets)
         lits = _ints(self.s.lits, done)
+        lines = _longs(self.s.lines, self.s.n_lines)
         scc_scan_rest(&self.s)
         if self.s.code != OK or final:
             self.ended = True
         if self.s.code == OK:
-            return OK, 0, None, 0, kinds, offsets, lits
+            return OK, 0, None, 0, kinds, offsets, lits, lines
         token = bytes(view[self.s.tok_start:self.s.tok_stop]) if self.s.has_token else None
-        return self.s.code, self.s.line, token, self.s.value, kinds, offsets, lits
+        return self.s.code, self.s.line, token, self.s.value, kinds, offsets, lits, lines

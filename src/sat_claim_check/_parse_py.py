@@ -58,7 +58,7 @@ from ._codes import (
 from ._tokens import int32
 
 if TYPE_CHECKING:
-    from ._types import CnfScan, DrupScan
+    from ._types import CnfScan, DrupPart, DrupScan
 
 _INT32_MAX = 2**31 - 1
 _INTEGER = re.compile(rb"-?[0-9]+")
@@ -94,7 +94,7 @@ def _scan(data: bytes, cnf: Literal[False], max_vars: int, max_steps: int,
           max_lits: int) -> DrupScan: ...
 def _scan(data: bytes, cnf: bool, max_vars: int, max_steps: int, max_lits: int) -> Any:
     scan = _Scan(cnf, max_vars, max_steps, max_lits)
-    code, line, token, value, kinds, offsets, lits = scan.part(data, True)
+    code, line, token, value, kinds, offsets, lits, _ = scan.part(data, True)
     if code not in (OK, STOPPED):       # no arrays for a text with an error
         kinds = offsets = lits = None
     if cnf:
@@ -106,9 +106,10 @@ class DrupTextStream:
     """DRUP text scanned in parts, as it arrives (a proof on a pipe).
 
     ``scan(data, final)`` scans the next part and returns ``(code, line,
-    token, value, kinds, offsets, lits)`` for the steps completed in it (a
-    step may span parts: its literals wait inside until its 0), ``offsets``
-    from 0.  Each part but the last (``final=False``) must end right after a
+    token, value, kinds, offsets, lits, lines)`` for the steps completed in
+    it (a step may span parts: its literals wait inside until its 0),
+    ``offsets`` from 0, ``lines`` (array('q')) the 1-based line where each
+    step starts.  Each part but the last (``final=False``) must end right after a
     whitespace byte, so that no token is cut.  On an error ``code`` is the
     scanner's code and the arrays hold the steps completed before it; after
     an error or the final part, ``scan`` raises RuntimeError.
@@ -118,12 +119,12 @@ class DrupTextStream:
         self._scan = _Scan(False, -1, -1, -1)
         self._ended = False
 
-    def scan(self, data: bytes | bytearray | memoryview, final: bool) -> DrupScan:
+    def scan(self, data: bytes | bytearray | memoryview, final: bool) -> DrupPart:
         if self._ended:
             raise RuntimeError("this DRUP text stream has ended")
         result = self._scan.part(bytes(data), final)
         self._ended = final or result[0] != OK
-        return cast("DrupScan", result)
+        return cast("DrupPart", result)
 
 
 class _Scan:
@@ -146,21 +147,23 @@ class _Scan:
         self.lits_seen = 0          # literals read, for max_lits
 
     def part(self, data: bytes, final: bool) -> tuple[Any, ...]:
-        """Scan the next part: (code, line, token, value, kinds, offsets, lits)
-        of the steps completed in it (kinds is None for a CNF)."""
+        """Scan the next part: (code, line, token, value, kinds, offsets, lits,
+        lines) of the steps completed in it (kinds is None for a CNF)."""
         cnf = self.cnf
         kinds = array("b")
         offsets = array("i", [0])
         lits = array("i")
+        lines = array("q")
         max_steps, max_lits = self.max_steps, self.max_lits
-        arrays = (None if cnf else kinds), offsets, lits
+        arrays = (None if cnf else kinds), offsets, lits, lines
 
-        def close(delete: int) -> None:
+        def close(delete: int, line: int) -> None:
             lits.extend(self.open_lits)
             self.open_lits = []
             offsets.append(len(lits))
             if not cnf:
                 kinds.append(delete)
+            lines.append(self.open_line or line)
             self.steps += 1
 
         def fail(code: int, line: int, token: bytes | None = None,
@@ -221,7 +224,7 @@ class _Scan:
                         cnf or max_steps < 0 or self.steps < max_steps):
                     self.open_lits = vals
                     self.lits_seen += len(vals)
-                    close(is_delete)
+                    close(is_delete, n)
                     continue
 
             # Anything else, token by token, for the exact first error.
@@ -243,7 +246,7 @@ class _Scan:
                     if not -bound <= v <= bound:
                         return fail(ERR_VAR_RANGE, n, tok, v)
                 if v == 0:
-                    close(self.delete)
+                    close(self.delete, n)
                     self.delete = 0
                     self.open_line = 0
                     if not cnf and 0 <= max_steps < self.steps:
@@ -254,7 +257,7 @@ class _Scan:
                     self.open_lits.append(v)
                     self.lits_seen += 1
                     if 0 <= max_lits < self.lits_seen:
-                        close(self.delete)      # the step closed as it is
+                        close(self.delete, n)   # the step closed as it is
                         return fail(STOPPED, n)
         if data:
             self.line = n + 1 if data.endswith(b"\n") else n

@@ -80,6 +80,11 @@ if TYPE_CHECKING:
     # (code, line, token, value, kinds, offsets, lits), arrays as for CnfScan.
     DrupScan = tuple[int, int, Optional[bytes], int,
                      Optional[array[int]], Optional[array[int]], Optional[array[int]]]
+    # A part of a proof scanned as it arrives: (code, line, token, value, kinds,
+    # offsets, lits, lines), the arrays always given, lines the 1-based line (or,
+    # for a binary proof, the byte offset) where each step starts.
+    DrupPart = tuple[int, int, Optional[bytes], int,
+                     array[int], array[int], array[int], array[int]]
 
     class KernelObject(Protocol):
         """A ``Kernel`` of either engine (``_engine_py``, ``_engine_c``)."""
@@ -135,7 +140,7 @@ if TYPE_CHECKING:
     class DrupStream(Protocol):
         """A proof scanned in parts (``DrupTextStream``)."""
 
-        def scan(self, data: Union[bytes, bytearray, memoryview], final: bool) -> DrupScan: ...
+        def scan(self, data: Union[bytes, bytearray, memoryview], final: bool) -> DrupPart: ...
 
     # What the request reader returns when it accepts JSON text: (claim, num_vars,
     # clause_offsets, clause_lits, assignment, step_kinds, step_offsets,

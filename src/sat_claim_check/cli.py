@@ -20,7 +20,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import suppress
+from contextlib import closing, suppress
 from importlib import resources
 from typing import IO, TYPE_CHECKING, Any, cast
 
@@ -37,6 +37,7 @@ from ._codes import (
 )
 from ._engine import ENGINES, implementations, resolve
 from ._explain import explain_lines
+from ._hints import json_misread_lines, limit_lines, misread_lines
 from ._jsontext import dumps
 from ._outcome import Outcome, check_validated
 from ._progress import ProgressLine
@@ -45,11 +46,12 @@ from .dimacs import (
     DimacsError,
     StepMemo,
     check_files,
+    file_chunks,
     parse_files,
     request_from_files,
     run_parsed,
 )
-from .errors import CheckError, InvalidInput
+from .errors import CheckError, InvalidInput, LimitExceeded
 from .limits import CEILINGS, Limits
 
 if TYPE_CHECKING:
@@ -481,7 +483,30 @@ def say(text: str) -> None:
 
 def describe_error(err: CheckError) -> str:
     where = f" at {err.path}" if err.path else ""
+    if isinstance(err, LimitExceeded) and err.file_line is not None:
+        where += f" ({err.file_line[0]}:{err.file_line[1]})"
     return f"{err.error}{where}: {err.message}"
+
+
+def say_error(err: CheckError, data: bytes | None = None, one_line: bool = False) -> None:
+    """The error's line on stderr, then what to do about it (``one_line``: in the
+    same line, as `check` writes one line).  ``data``: the input, when a `check`
+    input that is not JSON text may be DIMACS."""
+    if err.error == "invalid_input" and err.path == "" and err.message.startswith(
+            "cannot read "):
+        say(err.message)        # the words of every command for an unreadable file
+        return
+    if isinstance(err, LimitExceeded):
+        hints = limit_lines(err)
+    elif data is not None and err.path == "" and err.message.startswith("malformed JSON"):
+        hints = json_misread_lines(data[:4096])
+    else:
+        hints = []
+    if one_line:
+        say("; ".join([describe_error(err), *hints]))
+        return
+    for line in [describe_error(err), *hints]:
+        say(line)
 
 
 def exit_code(result: Result) -> int:
@@ -507,7 +532,9 @@ def read_input(name: str, max_bytes: int) -> bytes:
         else:
             with open(name, "rb") as f:
                 data = _bounds.read_at_most(f, max_bytes)
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
+        raise InvalidInput(None, "", f"cannot read {source}: {exc.strerror or exc}") from None
+    except ValueError as exc:
         raise InvalidInput(None, "", f"cannot read {source}: {exc}") from None
     if len(data) > max_bytes:
         raise InvalidInput(None, "", f"the request in {source} is longer than {max_bytes} "
@@ -552,8 +579,10 @@ def command_check(args: argparse.Namespace) -> int:
     limits = limits_from(args)
     name, module = resolve(args.engine)     # an unavailable engine fails before reading
     # check_json's two halves: v is kept for --explain and the Ctrl-C line.
+    data: bytes | None = None
     try:
-        v = validated_from_text(read_input(args.file, request_cap(args, limits)), limits)
+        data = read_input(args.file, request_cap(args, limits))
+        v = validated_from_text(data, limits)
         outcome = check_validated(v, name, module, limits, position)
     except KeyboardInterrupt:
         # Reported only after validation: v holds the proof arrays by then.
@@ -563,7 +592,7 @@ def command_check(args: argparse.Namespace) -> int:
     position.line.close()
     write_line(dumps(outcome.data, True) if args.pretty else outcome.body.decode())
     if outcome.error is not None:
-        say(describe_error(outcome.error))
+        say_error(outcome.error, data, one_line=True)
     elif args.explain and outcome.report is not None:
         # None for sat: step_of is never called.
         proof = cast("ProofArrays", (v.step_kinds, v.step_offsets, v.step_lits))
@@ -573,6 +602,10 @@ def command_check(args: argparse.Namespace) -> int:
 
 
 def command_request(args: argparse.Namespace) -> int:
+    if args.explain and not args.check:
+        say("--explain needs --check: without --check, request only writes the request "
+            "(add --check to check it and explain the verdict)")
+        return EXIT_REJECTED
     if args.check and args.proof is not None:
         return check_proof_files(args)
     position = Position(args.progress if args.check else False)
@@ -588,7 +621,7 @@ def command_request(args: argparse.Namespace) -> int:
         return reading_failed(args, err)
     except CheckError as err:
         if not args.check:      # reading stopped at a limit: no request to write
-            say(describe_error(err))
+            say_error(err)
             return EXIT_REJECTED
         return checked(args, position, err, None)
     if not args.check:
@@ -600,7 +633,7 @@ def check_proof_files(args: argparse.Namespace) -> int:
     """request --check with a proof: checked as it is read (dimacs.run_files)."""
     position = Position(args.progress)
     limits = limits_from(args)
-    memo = StepMemo() if args.explain else None
+    memo = StepMemo(args.proof) if args.explain else None
     proof = "/dev/stdin" if args.proof == "-" else args.proof
     try:
         report: Report | CheckError = check_files(
@@ -619,6 +652,10 @@ def check_proof_files(args: argparse.Namespace) -> int:
 def reading_failed(args: argparse.Namespace, err: DimacsError | OSError) -> int:
     if isinstance(err, DimacsError):
         say(str(err))
+        what = err.message.split(":", 1)[0]
+        if err.file is not None:
+            for line in misread_lines(what, file_head(err.file), err.message):
+                say(line)
         return EXIT_REJECTED
     # A read error (not an open error) does not carry the file name.
     files = [args.cnf, args.proof or args.model]
@@ -632,13 +669,30 @@ def checked(args: argparse.Namespace, position: Position, report: Report | Check
     """Write the result (or the error object) of request --check; its exit code."""
     position.line.close()
     if isinstance(report, CheckError):
-        say(describe_error(report))
+        say_error(report)
         return write_output(args.output, dumps(report.to_dict()), EXIT_REJECTED)
     code = write_output(args.output, dumps(report.result), exit_code(report.result))
     if args.explain and code != EXIT_REJECTED:
-        for line in explain_lines(report, memo.step_of if memo is not None else no_steps):
+        if memo is not None:
+            lines = explain_lines(report, memo.step_of, memo.where)
+        else:
+            lines = explain_lines(report, no_steps)
+        for line in lines:
             say(line)
     return code
+
+
+def file_head(name: str) -> bytes:
+    """The first bytes of a regular file (gzip decompressed), for a hint; b"" when
+    it cannot be read again (a pipe)."""
+    try:
+        if not os.path.isfile(name):
+            return b""
+        chunks = file_chunks(name)
+        with closing(chunks):
+            return next(chunks, b"")[:4096]
+    except (OSError, ValueError):
+        return b""
 
 
 def no_steps(step: int) -> Mapping[str, Sequence[float]]:     # a sat claim has no steps

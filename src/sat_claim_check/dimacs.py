@@ -56,12 +56,13 @@ from ._checker import Checker
 from ._engine import resolve, scanner
 from ._tokens import int32
 from ._validate import check_size, proof_steps, validate_arrays
+from .errors import LimitExceeded
 from .limits import Limits
 
 if TYPE_CHECKING:
     from array import array
 
-    from ._types import CnfArrays, DrupScan, EngineName, Parsed, Progress, ProofArrays, Reading
+    from ._types import CnfArrays, DrupPart, EngineName, Parsed, Progress, ProofArrays, Reading
 
 __all__ = ["DimacsError", "request_from_dimacs", "request_from_files",
            "run_dimacs", "run_files"]
@@ -288,7 +289,7 @@ _WHITESPACE = b" \t\n\r\x0b\x0c"      # what bytes.split() and the scanners spli
 _AT_THE_END = (_codes.SCAN_OK, _codes.SCAN_ERR_UNTERMINATED, _codes.SCAN_ERR_CLAUSE_COUNT)
 
 
-def _chunks(path: _Path) -> Generator[bytes, None, None]:
+def file_chunks(path: _Path) -> Generator[bytes, None, None]:
     """The file's bytes in chunks, decompressed as they come when it starts
     with gzip's magic bytes (never the whole file at once).  A chunk is what
     one read gives (read1), so the bytes of a pipe come as they are written."""
@@ -334,7 +335,7 @@ def _read_scanned(path: _Path, scan: Callable[[Any], Any], settled: Callable[[An
     """
     buf = bytearray()
     next_scan = max(_bounds.CHUNK, 2 * fewest)
-    chunks = _chunks(path)
+    chunks = file_chunks(path)
     with contextlib.closing(chunks):    # closes the file when reading stops early
         for chunk in chunks:
             buf += chunk
@@ -364,13 +365,25 @@ def _read_cnf(path: _Path, limits: Limits, max_bytes: int) -> tuple[Any, ...]:
         data, limits.max_vars, limits.max_clauses, limits.max_total_literals),
         _scan_settled, limits.max_total_literals, max_bytes, "CNF")
     code, line, token, value, num_vars, num_clauses, offsets, lits = result
-    if code == _codes.SCAN_STOPPED:     # one of these raises
-        check_size("max_vars", num_vars, limits)
-        check_size("max_clauses", num_clauses, limits)
-        check_size("max_total_literals", len(lits), limits)
+    if code == _codes.SCAN_STOPPED:     # at least one of these is passed
+        _raise_passed([("max_vars", num_vars), ("max_clauses", num_clauses),
+                       ("max_total_literals", len(lits))], limits)
     if code:
         raise _error(code, line, token, value, name, "CNF", (num_vars, num_clauses))
     return num_vars, offsets, lits
+
+
+def _raise_passed(counts: list[tuple[str, int]], limits: Limits) -> None:
+    """Raise the error of the first limit passed, naming the others passed too
+    (reading stopped there: what was not read may pass more)."""
+    passed = [(name, actual) for name, actual in counts if actual > getattr(limits, name)]
+    try:
+        for name, actual in passed:
+            check_size(name, actual, limits)
+    except LimitExceeded as err:
+        err.also_passed = tuple(passed[1:])
+        err.read_stopped = True
+        raise
 
 
 def _read_drup(path: _Path, cnf: tuple[Any, ...], limits: Limits,
@@ -384,7 +397,11 @@ def _read_drup(path: _Path, cnf: tuple[Any, ...], limits: Limits,
     if code == _codes.SCAN_STOPPED:
         # The steps read so far hold one step or literal too many: validation
         # rejects them as it would the whole proof (steps, ranges, literals).
-        validate_arrays(*cnf, proof=(kinds, offsets, lits), limits=limits)
+        try:
+            validate_arrays(*cnf, proof=(kinds, offsets, lits), limits=limits)
+        except LimitExceeded as err:
+            err.read_stopped = True
+            raise
     if code:
         raise _error(code, line, token, value, name, "proof")
     return kinds, offsets, lits
@@ -409,7 +426,7 @@ def _read_model(path: _Path, limits: Limits, max_bytes: int) -> list[int]:
     result = _read_scanned(path, scan, settled, most, max_bytes, "model")
     if isinstance(result, DimacsError):
         raise result
-    check_size("max_assignment_literals", len(result), limits)
+    _raise_passed([("max_assignment_literals", len(result))], limits)
     return cast("list[int]", result)
 
 
@@ -537,7 +554,14 @@ def check_stream(checker: Checker, path: _Path, max_bytes: int, *,
     with _ReadAhead(_proof_parts(path, max_bytes)) as parts:
         for part in parts:
             base = checker.steps
-            checker._feed_arrays(part.kinds, part.offsets, part.lits)
+            try:
+                checker._feed_arrays(part.kinds, part.offsets, part.lits)
+            except LimitExceeded as err:
+                err.read_stopped = True
+                s = checker.steps - base        # the step that passed it
+                if 0 <= s < len(part.lines):
+                    err.file_line = (name, part.lines[s])
+                raise
             if memo is not None:
                 memo.keep(checker, base, part)
             if progress is not None:
@@ -558,14 +582,13 @@ class _Part:
     """Steps scanned from one part of a proof: the arrays, then what ended the
     scan there (a scanner code, or the byte cap), and how far reading got."""
 
-    __slots__ = ("bytes_read", "code", "kinds", "line", "lits", "offsets", "over_cap",
-                 "token", "total_bytes", "value")
+    __slots__ = ("bytes_read", "code", "kinds", "line", "lines", "lits", "offsets",
+                 "over_cap", "token", "total_bytes", "value")
 
-    def __init__(self, scan: DrupScan, bytes_read: int, total_bytes: int | None,
+    def __init__(self, scan: DrupPart, bytes_read: int, total_bytes: int | None,
                  over_cap: bool = False) -> None:
-        self.code, self.line, self.token, self.value, kinds, offsets, lits = scan
-        assert kinds is not None and offsets is not None and lits is not None
-        self.kinds, self.offsets, self.lits = kinds, offsets, lits
+        (self.code, self.line, self.token, self.value,
+         self.kinds, self.offsets, self.lits, self.lines) = scan
         self.bytes_read, self.total_bytes = bytes_read, total_bytes
         self.over_cap = over_cap
 
@@ -582,7 +605,7 @@ def _proof_parts(path: _Path, max_bytes: int) -> Generator[_Part, None, None]:
     stream = scanner().DrupTextStream()
     rest = b""
     read = 0
-    chunks = _chunks(path)
+    chunks = file_chunks(path)
     with contextlib.closing(chunks):
         for chunk in chunks:
             read += len(chunk)
@@ -681,10 +704,13 @@ class _Raised:
 
 class StepMemo:
     """The proof steps ``--explain`` may name, kept as a proof is streamed:
-    the failing step and the deletions of reason clauses (the first ``most``)."""
+    the failing step and the deletions of reason clauses (the first ``most``),
+    with the line of the file where each starts."""
 
-    def __init__(self, most: int = 1000) -> None:
+    def __init__(self, file: str, most: int = 1000) -> None:
+        self.file = file
         self.steps: dict[int, dict[str, list[int]]] = {}
+        self.lines: dict[int, int] = {}
         self.most = most
         self._seen = 0
 
@@ -700,7 +726,13 @@ class StepMemo:
             if 0 <= i < len(part.kinds):
                 lits = part.lits[part.offsets[i]:part.offsets[i + 1]].tolist()
                 self.steps[s] = {_codes.step_key(part.kinds[i]): lits}
+                self.lines[s] = part.lines[i]
 
     def step_of(self, step: int) -> dict[str, list[int]]:
         """The step as a request step, or {} when it was not kept."""
         return self.steps.get(step, {})
+
+    def where(self, step: int) -> str | None:
+        """"FILE:LINE" of a kept step, else None."""
+        line = self.lines.get(step)
+        return None if line is None else f"{self.file}:{line}"

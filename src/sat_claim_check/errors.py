@@ -82,6 +82,14 @@ class LimitExceeded(CheckError):
 
     error = "limit_exceeded"
 
+    # Set by the file readers, for the command line's hints (not in the error
+    # object): the other limits the input is known to pass, as (limit, actual);
+    # whether reading stopped at this limit (the rest was not read); and the
+    # (file, line) of the step that passed it.
+    also_passed: tuple[tuple[str, int], ...] = ()
+    read_stopped: bool = False
+    file_line: tuple[str, int] | None = None
+
     def __init__(self, field: str | None, path: str, message: str, *, limit: str, max: int,
                  actual: int | None = None, step_index: int | None = None) -> None:
         super().__init__(field, path, message)
