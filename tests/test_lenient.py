@@ -162,7 +162,7 @@ def _kernels() -> list[ModuleType]:
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_kernels_step_by_step_keep_their_invariants(name: str) -> None:
-    num_vars, clauses, proof, strict, lenient = CASES[name]
+    _, _, _, strict, lenient = CASES[name]
     n, co, cl, kinds, offsets, lits = proofgen.to_flat(_request(name))
     for module in _kernels():
         for flag, expected in ((False, strict), (True, lenient)):

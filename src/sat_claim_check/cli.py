@@ -27,6 +27,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 from . import __version__, _bounds
 from ._batch import FAILED, Progress, available_cpus, default_worker_memory, run_batch
 from ._batch import Outcome as BatchOutcome
+from ._check import DELETIONS
 from ._codes import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
@@ -45,7 +46,7 @@ from .errors import CheckError, InvalidInput
 from .limits import CEILINGS, Limits
 
 if TYPE_CHECKING:
-    from ._types import EngineName, ProofArrays, Result
+    from ._types import Deletions, EngineName, ProofArrays, Result
 
 DESCRIPTION = """\
 Check a SAT solver certificate given as one JSON request:
@@ -255,6 +256,16 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
                              "see below")
 
 
+def add_deletions_option(parser: argparse.ArgumentParser) -> None:
+    """--deletions strict|lenient: for the commands that check unsat proofs."""
+    parser.add_argument("--deletions", choices=DELETIONS, default="strict",
+                        help="how delete steps are read: strict (the default, the "
+                             "contract's) removes every deleted clause and fails on one "
+                             "that is not there; lenient ignores, as drat-trim does, a "
+                             "delete that finds no clause or would remove a unit clause "
+                             "or the reason of a unit-implied literal")
+
+
 def byte_count(text: str) -> int:
     """--max-input-bytes N"""
     try:
@@ -300,6 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="when the claim is not valid, say on stderr why (the failing "
                             "step, and deletions of reason clauses before it)")
     add_engine_options(check)
+    add_deletions_option(check)
     check.set_defaults(handler=command_check)
 
     request = commands.add_parser(
@@ -322,6 +334,7 @@ def build_parser() -> argparse.ArgumentParser:
     request.add_argument("-o", "--output", default="-", metavar="OUT",
                          help="write to OUT instead of standard output")
     add_engine_options(request)
+    add_deletions_option(request)
     request.set_defaults(handler=command_request)
 
     batch = commands.add_parser(
@@ -351,6 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "worker processes; the output is that of --jobs 1 (needs the "
                             "dask extra; excludes --jobs and --worker-memory)")
     add_engine_options(batch)
+    add_deletions_option(batch)
     batch.set_defaults(handler=command_batch)
 
     serve = commands.add_parser(
@@ -518,7 +532,8 @@ def command_check(args: argparse.Namespace) -> int:
     # check_json's two halves: v is kept for --explain and the Ctrl-C line.
     try:
         v = validated_from_text(read_input(args.file, request_cap(args, limits)), limits)
-        outcome = check_validated(v, name, module, limits, position)
+        outcome = check_validated(v, name, module, limits, position,
+                                  args.deletions == "lenient")
     except KeyboardInterrupt:
         # Reported only after validation: v holds the proof arrays by then.
         return position.interrupted(lambda: len(v.step_kinds or ()))
@@ -541,7 +556,7 @@ def command_request(args: argparse.Namespace) -> int:
     try:
         if args.check:
             parsed = parse_files(args.cnf, args.proof, args.model, limits, args.max_input_bytes)
-            report = run_parsed(parsed, args.engine, limits, position)
+            report = run_parsed(parsed, args.engine, limits, position, args.deletions)
         else:
             text = dumps(request_from_files(args.cnf, args.proof, args.model, limits=limits,
                                             max_bytes=args.max_input_bytes))
@@ -651,14 +666,14 @@ def command_batch(args: argparse.Namespace) -> int:
     try:
         if args.scheduler is not None:
             outcome, lost = batch_on_cluster(args.scheduler, stream, progress, args.engine,
-                                             limits, manifest)
+                                             limits, manifest, args.deletions)
             if outcome is None:
                 return EXIT_REJECTED
         else:
             outcome = run_batch(stream, sys.stdout, engine=args.engine, limits=limits,
                                 jobs=jobs, progress=progress, worker_memory=memory,
                                 max_line_bytes=request_cap(args, limits),
-                                manifest=manifest)
+                                manifest=manifest, deletions=args.deletions)
     finally:
         progress.close()
         if args.file != "-":
@@ -687,8 +702,9 @@ def command_batch(args: argparse.Namespace) -> int:
 
 
 def batch_on_cluster(scheduler: str, stream: IO[bytes], progress: Progress,
-                     engine: EngineName, limits: Limits,
-                     manifest: str | None) -> tuple[BatchOutcome | None, str | None]:
+                     engine: EngineName, limits: Limits, manifest: str | None,
+                     deletions: Deletions = "strict",
+                     ) -> tuple[BatchOutcome | None, str | None]:
     """``batch --scheduler``: (the outcome, or None when the cluster could not run
     the batch, said on stderr; the words for a scheduler lost mid-batch)."""
     from .dask import ClusterError, connect
@@ -704,7 +720,8 @@ def batch_on_cluster(scheduler: str, stream: IO[bytes], progress: Progress,
         return None, None
     try:
         outcome = run_on_cluster(stream, sys.stdout, client=client, engine=engine,
-                                 limits=limits, manifest=manifest, progress=progress)
+                                 limits=limits, manifest=manifest, progress=progress,
+                                 deletions=deletions)
     except ClusterError as err:
         say(str(err))
         return None, None

@@ -48,7 +48,7 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any, Callable, Union, cast
 
 from . import _bounds, _codes
-from ._check import Report, checked_progress, contract_limits, run_validated
+from ._check import Report, checked_progress, contract_limits, lenient_deletions, run_validated
 from ._engine import resolve, scanner
 from ._tokens import int32
 from ._validate import check_size, proof_steps, validate_arrays
@@ -57,7 +57,7 @@ from .limits import Limits
 if TYPE_CHECKING:
     from array import array
 
-    from ._types import CnfArrays, EngineName, Parsed, Progress, ProofArrays
+    from ._types import CnfArrays, Deletions, EngineName, Parsed, Progress, ProofArrays
 
 __all__ = ["DimacsError", "request_from_dimacs", "request_from_files",
            "run_dimacs", "run_files"]
@@ -437,43 +437,45 @@ def run_dimacs(cnf_text: str | bytes,
                proof: str | bytes | list[str] | tuple[str, ...] | None = None,
                model: str | bytes | None = None, *,
                engine: EngineName = "auto", limits: Limits | None = None,
-               progress: Progress | None = None) -> Report:
+               progress: Progress | None = None, deletions: Deletions = "strict") -> Report:
     """Check DIMACS/DRUP/model text; return a Report, like run(request_from_dimacs(...)).
 
     The request is never built as Python lists: the parsed arrays go through
     the same limits and range rules as ``check`` (docs/semantics.md,
-    "Validation order") and then to the engine.  ``engine``, ``limits`` and
-    ``progress`` are as for ``run``.  Raises DimacsError on malformed text and
-    CheckError on a rejected request.
+    "Validation order") and then to the engine.  ``engine``, ``limits``,
+    ``progress`` and ``deletions`` are as for ``run``.  Raises DimacsError on
+    malformed text and CheckError on a rejected request.
     """
     _check_texts(proof, model)
     return run_parsed(_parse_texts(cnf_text, proof, model, None, None, None), engine, limits,
-                      progress)
+                      progress, deletions)
 
 
 def run_files(cnf_path: _Path, proof_path: _Path | None = None,
               model_path: _Path | None = None, *, engine: EngineName = "auto",
               limits: Limits | None = None, progress: Progress | None = None,
-              max_bytes: int | None = None) -> Report:
+              max_bytes: int | None = None, deletions: Deletions = "strict") -> Report:
     """run_dimacs() on files (gzip read transparently): return a Report.
 
-    The way to check big proofs.  ``engine``, ``limits`` and ``progress`` are
-    as for ``run``.  The files are read within the limits (see
+    The way to check big proofs.  ``engine``, ``limits``, ``progress`` and
+    ``deletions`` are as for ``run``.  The files are read within the limits (see
     ``parse_files``): reading stops at the first limit passed.  Raises
     DimacsError on malformed text, OSError when a file cannot be read and
     CheckError on a rejected request.
     """
     _check_texts(proof_path, model_path)
     parsed = parse_files(cnf_path, proof_path, model_path, limits, max_bytes)
-    return run_parsed(parsed, engine, limits, progress)
+    return run_parsed(parsed, engine, limits, progress, deletions)
 
 
 def run_parsed(parsed: Parsed, engine: EngineName = "auto", limits: Limits | None = None,
-               progress: Progress | None = None) -> Report:
-    """Check what ``parse_files`` returned; a Report, or raise CheckError."""
+               progress: Progress | None = None, deletions: Deletions = "strict") -> Report:
+    """Check what ``parse_files`` returned; a Report, or raise CheckError.
+    ``deletions`` as for ``run``."""
     limits = contract_limits(limits)
     progress = checked_progress(progress)
+    lenient = lenient_deletions(deletions)
     name, module = resolve(engine)
     (num_vars, offsets, lits), proof, model = parsed
     v = validate_arrays(num_vars, offsets, lits, proof=proof, assignment=model, limits=limits)
-    return run_validated(v, name, module, limits, progress)
+    return run_validated(v, name, module, limits, progress, lenient)
