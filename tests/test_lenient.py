@@ -250,3 +250,10 @@ def test_kernel_flag_is_keyword_or_positional() -> None:
         assert k.lenient is False
         assert module.Kernel(1, array("i", [0]), array("i"), None, None, None, BIG,
                              True).lenient is True
+
+
+def test_the_deletions_type_names_the_readings() -> None:
+    import typing
+
+    from sat_claim_check._check import DELETIONS
+    assert typing.get_args(scc.Deletions) == DELETIONS == ("strict", "lenient")

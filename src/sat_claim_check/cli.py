@@ -27,7 +27,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 from . import __version__, _bounds
 from ._batch import FAILED, Progress, available_cpus, default_worker_memory, run_batch
 from ._batch import Outcome as BatchOutcome
-from ._check import DELETIONS
+from ._check import DELETIONS, run_validated
 from ._codes import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
@@ -37,7 +37,7 @@ from ._codes import (
     EXIT_VALID,
 )
 from ._engine import ENGINES, implementations, resolve
-from ._explain import explain_lines
+from ._explain import explanation_of
 from ._jsontext import dumps
 from ._outcome import Outcome, check_validated
 from ._validate import request_step, validated_from_text
@@ -309,7 +309,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="indent the JSON output (the default is one compact line)")
     check.add_argument("--explain", action="store_true",
                        help="when the claim is not valid, say on stderr why (the failing "
-                            "step, and deletions of reason clauses before it)")
+                            "step, and deletions of reason clauses before it, and whether "
+                            "the proof checks with them ignored, as drat-trim does)")
     add_engine_options(check)
     add_deletions_option(check)
     check.set_defaults(handler=command_check)
@@ -545,7 +546,11 @@ def command_check(args: argparse.Namespace) -> int:
     elif args.explain and outcome.report is not None:
         # None for sat: step_of is never called.
         proof = cast("ProofArrays", (v.step_kinds, v.step_offsets, v.step_lits))
-        for line in explain_lines(outcome.report, lambda s: request_step(*proof, s)):
+        explanation = explanation_of(
+            outcome.report, lambda s: request_step(*proof, s),
+            lambda: run_validated(v, name, module, limits, None, True),
+            (v.clause_offsets, v.clause_lits))
+        for line in explanation.lines:
             say(line)
     return outcome.exit_code
 
@@ -587,7 +592,10 @@ def command_request(args: argparse.Namespace) -> int:
     code = write_output(args.output, dumps(out), code)
     if args.check and args.explain and code != EXIT_REJECTED:
         proof = cast("ProofArrays", parsed[1])      # None for sat: step_of is never called
-        for line in explain_lines(report, lambda s: request_step(*proof, s)):
+        explanation = explanation_of(
+            report, lambda s: request_step(*proof, s),
+            lambda: run_parsed(parsed, args.engine, limits, None, "lenient"), parsed[0][1:])
+        for line in explanation.lines:
             say(line)
     return code
 
