@@ -52,7 +52,8 @@ def _valid_line(ignored: list[int]) -> str:
     else:
         steps = (str(ignored[0]) if n == 1
                  else ", ".join(map(str, ignored[:-1])) + f" and {ignored[-1]}")
-    return (f"explain: valid if the {n} deletion{'s' * (n != 1)} of reason clauses at "
+    what = "reason clauses" if n != 1 else "a reason clause"
+    return (f"explain: valid if the {n} deletion{'s' * (n != 1)} of {what} at "
             f"step{'s' * (n != 1)} {steps} {'are' if n != 1 else 'is'} ignored, as "
             "drat-trim does (--deletions lenient)")
 
@@ -105,7 +106,7 @@ def test_fails_anyway_says_where() -> None:
     assert explanation.lenient.ignored_deletions == (0,)
     assert explanation.lenient.result["reason"] == "lemma_not_rup"
     assert explanation.lines[-1] == (
-        "explain: it fails anyway if the 1 deletion of reason clauses at step 0 is ignored, "
+        "explain: it fails anyway if the 1 deletion of a reason clause at step 0 is ignored, "
         "as drat-trim does (--deletions lenient): step 1 fails: lemma_not_rup (3 0)")
 
 

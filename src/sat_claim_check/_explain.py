@@ -188,6 +188,8 @@ def ignored_kinds(ignored: Sequence[int], step_of: StepOf,
 
 _KIND_WORDS = (("reason", "reason clauses"), ("unit", "unit clauses"),
                ("absent", "clauses that are not there"))
+_ONE_KIND_WORDS = {"reason clauses": "a reason clause", "unit clauses": "a unit clause",
+                   "clauses that are not there": "a clause that is not there"}
 
 
 def _lenient_lines(lenient: Report, step_of: StepOf,
@@ -196,8 +198,10 @@ def _lenient_lines(lenient: Report, step_of: StepOf,
     n = len(ignored)
     kinds = ignored_kinds(ignored, step_of, cnf)
     present = [(words, kinds[kind]) for kind, words in _KIND_WORDS if kinds[kind]]
-    what = (present[0][0] if len(present) == 1
-            else " and ".join(f"{words} ({count})" for words, count in present))
+    if len(present) != 1:
+        what = " and ".join(f"{words} ({count})" for words, count in present)
+    else:
+        what = _ONE_KIND_WORDS[present[0][0]] if n == 1 else present[0][0]
     deletions = (f"the {n} deletion{'s' if n != 1 else ''} of {what} at "
                  f"step{'s' if n != 1 else ''} {steps_list(ignored)}")
     res = lenient.result
