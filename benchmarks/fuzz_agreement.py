@@ -1,12 +1,15 @@
 """Fuzz the compiled kernel against the reference kernel.
 
     python benchmarks/fuzz_agreement.py --cases 100000 [--seed S] [--jobs J] [--split]
+                                        [--deletions strict|lenient|both]
 
 Each case is a seeded request from tests/proofgen.py (mostly valid DRUP
 proofs, some mutated), run on both kernels without a cap, then with caps at
 the reference's final counter, one below it and a random one below it.  The
 two must agree on (status, step_index, steps_checked), on work except under
-STATUS_WORK_LIMIT, and on reason_deletions.  With ``--split`` the compiled
+STATUS_WORK_LIMIT, on reason_deletions and on ignored_deletions.  ``--deletions``
+picks the reading of delete steps (strict, the default; lenient, as drat-trim
+reads them; or both, each case checked in both).  With ``--split`` the compiled
 kernel is fed the proof in random chunks (start, feed, finish) instead of
 run(), with a collection forced at random step boundaries, against the
 reference's run().  Prints a summary; exits 1 on the first disagreement,
@@ -34,10 +37,11 @@ BIG = 10 ** 12
 STATUS_NAMES = {getattr(_codes, n): n for n in dir(_codes) if n.startswith("STATUS_")}
 
 
-def fed(flat, cap, rng):
-    """The compiled kernel fed in random chunks: (finish(), reason_deletions)."""
+def fed(flat, cap, rng, lenient=False):
+    """The compiled kernel fed in random chunks: (finish(), reason_deletions,
+    ignored_deletions)."""
     n, co, cl, kinds, so, sl = flat
-    k = comp.Kernel(n, co, cl, None, None, None, cap)
+    k = comp.Kernel(n, co, cl, None, None, None, cap, lenient)
     if k.start() == _codes.STATUS_VALID:
         a = 0
         while a < len(kinds):
@@ -47,39 +51,39 @@ def fed(flat, cap, rng):
             if rng.random() < 0.1:
                 k._collect_now()
             a = b
-    return k.finish(), k.reason_deletions
+    return k.finish(), k.reason_deletions, k.ignored_deletions
 
 
-def compare(flat, cap, rng=None):
-    kr = ref.Kernel(*flat, cap)
+def compare(flat, cap, rng=None, lenient=False):
+    kr = ref.Kernel(*flat, cap, lenient)
     r = kr.run()
     if rng is None:
-        kc = comp.Kernel(*flat, cap)
+        kc = comp.Kernel(*flat, cap, lenient)
         c = kc.run()
-        deletions = kc.reason_deletions
+        deletions, ignored = kc.reason_deletions, kc.ignored_deletions
     else:
-        c, deletions = fed(flat, cap, rng)
+        c, deletions, ignored = fed(flat, cap, rng, lenient)
     if r[0] == _codes.STATUS_WORK_LIMIT:    # the compiled kernel stops at the cap
         same = c[:3] == r[:3] and cap < c[3] <= r[3]
     else:
         same = c == r
-    same = same and kr.reason_deletions == deletions
+    same = same and kr.reason_deletions == deletions and kr.ignored_deletions == ignored
     return same, r, c
 
 
-def check(seed, index, split=False):
+def check(seed, index, split=False, lenient=False):
     """None when both kernels agree on case (seed, index), else a report."""
     rng = random.Random(f"{seed}-{index}")
     request = proofgen.case(rng)
     flat = proofgen.to_flat(request)
     splits = rng if split else None
-    same, r, c = compare(flat, BIG, splits)
+    same, r, c = compare(flat, BIG, splits, lenient)
     status = r[0]
     caps = [r[3], r[3] + 1]
     if r[3] > 0:
         caps += [r[3] - 1, rng.randrange(r[3])]
     for cap in caps if same else ():
-        same, r2, c = compare(flat, cap, splits)
+        same, r2, c = compare(flat, cap, splits, lenient)
         if not same:
             r = r2
             break
@@ -88,19 +92,21 @@ def check(seed, index, split=False):
     if same:
         return status, r[3], None
     return status, r[3], {"seed": seed, "index": index, "cap": cap,
+                          "deletions": "lenient" if lenient else "strict",
                           "reference": r, "compiled": c, "request": request}
 
 
 def _chunk(args):
-    seed, start, stop, split = args
+    seed, start, stop, split, readings = args
     statuses = collections.Counter()
     work = 0
     for index in range(start, stop):
-        status, w, failure = check(seed, index, split)
-        statuses[status] += 1
-        work += w
-        if failure is not None:
-            return statuses, work, failure, index - start + 1
+        for lenient in readings:
+            status, w, failure = check(seed, index, split, lenient)
+            statuses[status] += 1
+            work += w
+            if failure is not None:
+                return statuses, work, failure, index - start + 1
     return statuses, work, None, stop - start
 
 
@@ -111,11 +117,15 @@ def main(argv=None):
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--split", action="store_true",
                         help="feed the compiled kernel in random chunks instead of run()")
+    parser.add_argument("--deletions", choices=("strict", "lenient", "both"), default="strict",
+                        help="the reading of delete steps: strict (the default), lenient "
+                             "(as drat-trim reads them) or both, each case in both")
     args = parser.parse_args(argv)
+    readings = {"strict": (False,), "lenient": (True,), "both": (False, True)}[args.deletions]
 
     start = time.perf_counter()
     size = 500
-    chunks = [(args.seed, i, min(i + size, args.cases), args.split)
+    chunks = [(args.seed, i, min(i + size, args.cases), args.split, readings)
               for i in range(0, args.cases, size)]
     statuses = collections.Counter()
     work = done = 0
@@ -131,7 +141,8 @@ def main(argv=None):
                 break
     elapsed = time.perf_counter() - start
     summary = ", ".join(f"{STATUS_NAMES[s]}={n}" for s, n in sorted(statuses.items()))
-    print(f"{done} cases, seed {args.seed!r}, {elapsed:.1f}s, total work {work}")
+    print(f"{done} cases, seed {args.seed!r}, deletions {args.deletions}, {elapsed:.1f}s, "
+          f"total work {work}")
     print(f"uncapped outcomes: {summary}")
     if failure is not None:
         print("DISAGREEMENT:", json.dumps(failure))

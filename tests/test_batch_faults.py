@@ -182,7 +182,7 @@ def fault_injection(monkeypatch, tmp_path):
     log = tmp_path / "attempts"
 
     def check_line(engine: str, limits: Any, number: int, text: bytes,
-                   memory: Any = None) -> Any:
+                   memory: Any = None, *rest: Any) -> Any:
         if text == DIE or b"die_once" in text:
             with open(log, "a") as f:
                 f.write(f"{number}\n")
@@ -190,7 +190,7 @@ def fault_injection(monkeypatch, tmp_path):
             if text == DIE or not marker.exists():
                 marker.touch()
                 os.kill(os.getpid(), signal.SIGKILL)
-        return real(engine, limits, number, text, memory)
+        return real(engine, limits, number, text, memory, *rest)
     monkeypatch.setattr(_batch, "check_line", check_line)
     monkeypatch.setattr(_batch, "_context", lambda: multiprocessing.get_context("fork"))
     return lambda: [int(n) for n in log.read_text().split()] if log.exists() else []

@@ -115,10 +115,10 @@ def test_a_line_that_kills_its_workers_keeps_its_id(monkeypatch: pytest.MonkeyPa
     real = _batch.check_line
 
     def check_line(engine: Any, limits: Any, number: int, text: bytes,
-                   memory: Any = None) -> Any:
+                   memory: Any = None, *rest: Any) -> Any:
         if b"kill-me" in text:
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(engine, limits, number, text, memory)
+        return real(engine, limits, number, text, memory, *rest)
 
     monkeypatch.setattr(_batch, "check_line", check_line)
     monkeypatch.setattr(_batch, "_context", lambda: multiprocessing.get_context("fork"))

@@ -363,8 +363,8 @@ def test_calls_after_the_end_raise(engine: str) -> None:
 
 
 def test_arguments(engine: str) -> None:
-    with pytest.raises(ValueError, match="lenient deletions are not implemented yet"):
-        scc.Checker(CNF, engine=engine, deletions="lenient")
+    with pytest.raises(ValueError, match="'strict' or 'lenient', got 'loose'"):
+        scc.Checker(CNF, engine=engine, deletions="loose")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="strict"):
         scc.Checker(CNF, engine=engine, deletions=None)  # type: ignore[arg-type]
     with pytest.raises(TypeError):

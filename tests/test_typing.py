@@ -190,8 +190,8 @@ def test_every_public_name_says_what_it_returns() -> None:
                 method_doc = inspect.getdoc(function)
                 assert method_doc and "return" in method_doc.lower(), f"{qualname}.{name}"
     # Data, not callables: nothing to call, nothing returned.
-    assert sorted(data) == ["sat_claim_check.EngineName", "sat_claim_check.__version__",
-                            "sat_claim_check.pysat.MAX_VAR"]
+    assert sorted(data) == ["sat_claim_check.Deletions", "sat_claim_check.EngineName",
+                            "sat_claim_check.__version__", "sat_claim_check.pysat.MAX_VAR"]
 
 
 def test_the_core_api_points_at_the_semantics_page() -> None:

@@ -9,8 +9,10 @@ with a DRUP proof given as JSON steps.
 ``check(request)`` takes the request as a dict (parse JSON text first) and
 returns the result dict; ``run(request)`` returns a ``Report`` with the
 result, the work and the engine; ``Checker(cnf)`` checks an unsat proof step
-by step, as it arrives.  A rejected request raises ``InvalidInput`` or
-``LimitExceeded``.  ``check_json(text)`` reads JSON text (bytes or str)
+by step, as it arrives; ``deletions="lenient"`` on each reads delete steps as
+drat-trim does (``Deletions`` is its type), and ``explain(request)`` says why
+a claim is not valid, as ``--explain`` does.  A rejected request raises
+``InvalidInput`` or ``LimitExceeded``.  ``check_json(text)`` reads JSON text (bytes or str)
 as the command line does and returns an ``Outcome``: the status, the exact
 bytes written for it, and the Report or the error.  ``Limits`` adjusts the
 limits, ``EngineName`` is the type of ``engine=`` and ``Result`` the type of
@@ -21,14 +23,15 @@ certifies PySAT's answers.  docs/semantics.md describes what is checked.
 
 from ._check import Report, check, run
 from ._checker import Checker
+from ._explain import Explanation, explain
 from ._outcome import Outcome, check_json
-from ._types import EngineName, Result
+from ._types import Deletions, EngineName, Result
 from .dimacs import request_from_dimacs
 from .errors import CheckError, InvalidInput, LimitExceeded
 from .limits import Limits
 
 __version__ = "1.0.0"
 
-__all__ = ["CheckError", "Checker", "EngineName", "InvalidInput", "LimitExceeded", "Limits",
-           "Outcome", "Report", "Result", "__version__", "check", "check_json",
-           "request_from_dimacs", "run"]
+__all__ = ["CheckError", "Checker", "Deletions", "EngineName", "Explanation", "InvalidInput",
+           "LimitExceeded", "Limits", "Outcome", "Report", "Result", "__version__", "check",
+           "check_json", "explain", "request_from_dimacs", "run"]

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import IO, TYPE_CHECKING, Any, Protocol, Union
 
-from ._check import contract_limits, run_validated
+from ._check import contract_limits, lenient_deletions, run_validated
 from ._codes import EXIT_NOT_VALID, EXIT_REJECTED, EXIT_VALID
 from ._engine import resolve
 from ._envelope import Ident, line_id, split_envelope, with_id
@@ -42,7 +42,7 @@ from .limits import Limits
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
-    from ._types import EngineName, Result
+    from ._types import Deletions, EngineName, Result
 
 try:
     import resource
@@ -144,11 +144,12 @@ def answer_line(number: int, line: bytes | str, memory: int | None, what: str,
 
 
 def check_line(engine: EngineName, limits: Limits | None, number: int, line: bytes | str,
-               memory: int | None = None) -> Checked:
+               memory: int | None = None, deletions: Deletions = "strict") -> Checked:
     """Check one numbered JSON line: its kind and its output line.
 
     ``memory`` is the worker's address-space limit, for the message when the
     check runs out of memory.  An envelope's id goes first on its output line.
+    ``deletions`` as for ``run``.
     """
     def check(text: bytes, note_id: Callable[[Ident], None]) -> Result:
         in_force = contract_limits(limits)
@@ -158,13 +159,15 @@ def check_line(engine: EngineName, limits: Limits | None, number: int, line: byt
             if ident is not None:
                 note_id(ident)
             v = validate(request, in_force)
-        return run_validated(v, *resolve(engine), in_force).result
+        return run_validated(v, *resolve(engine), in_force, None,
+                             lenient_deletions(deletions)).result
 
     return answer_line(number, line, memory, "JSON request", check)
 
 
 def check_lines(engine: EngineName, limits: Limits | None, lines: list[Numbered],
-                memory: int | None = None, manifest: str | None = None) -> list[Checked]:
+                memory: int | None = None, manifest: str | None = None,
+                deletions: Deletions = "strict") -> list[Checked]:
     """check_line() on each numbered line, in order (what a worker does per chunk).
 
     With ``manifest`` (the directory that relative paths are resolved against)
@@ -172,15 +175,16 @@ def check_lines(engine: EngineName, limits: Limits | None, lines: list[Numbered]
     """
     if manifest is not None:
         from ._manifest import check_manifest_line
-        return [check_manifest_line(engine, limits, number, line, manifest, memory)
+        return [check_manifest_line(engine, limits, number, line, manifest, memory, deletions)
                 for number, line in lines]
-    return [check_line(engine, limits, number, line, memory) for number, line in lines]
+    return [check_line(engine, limits, number, line, memory, deletions)
+            for number, line in lines]
 
 
 def check_one(engine: EngineName, limits: Limits | None, number: int, line: bytes | str,
-              manifest: str | None = None) -> Checked:
+              manifest: str | None = None, deletions: Deletions = "strict") -> Checked:
     """check_lines() of one line, in this process."""
-    return check_lines(engine, limits, [(number, line)], None, manifest)[0]
+    return check_lines(engine, limits, [(number, line)], None, manifest, deletions)[0]
 
 
 def numbered_lines(stream: LineReader, max_bytes: int | None = None) -> Iterator[Numbered]:
@@ -588,15 +592,18 @@ class Outcome:
 
 def run_batch(stream: IO[bytes], out: IO[str], *, engine: EngineName, limits: Limits | None,
               jobs: int, progress: Progress, worker_memory: int | None = None,
-              max_line_bytes: int | None = None, manifest: str | None = None) -> Outcome:
+              max_line_bytes: int | None = None, manifest: str | None = None,
+              deletions: Deletions = "strict") -> Outcome:
     """Check every line of ``stream`` (binary), writing one line each to ``out``.
 
     ``jobs`` 1 checks here; more start up to that many worker processes, each
     limited to ``worker_memory`` bytes of address space (None: no limit).  A
     line over ``max_line_bytes`` is rejected unread.  With ``manifest`` (a
     directory) the lines are manifest lines whose relative paths are resolved
-    against it.
+    against it.  ``deletions`` as for ``run`` (ValueError for another value,
+    before any line is read).
     """
+    lenient_deletions(deletions)
     lines_in = _Input(stream, max_line_bytes)
     with _StopSignals() as signals:
         output = _Output(out, progress, signals)
@@ -604,10 +611,10 @@ def run_batch(stream: IO[bytes], out: IO[str], *, engine: EngineName, limits: Li
         try:
             lines_in.start()
             if jobs == 1:
-                _check_here(lines_in, output, engine, limits, manifest)
+                _check_here(lines_in, output, engine, limits, manifest, deletions)
             else:
                 _check_in_workers(lines_in, output, jobs, engine, limits, worker_memory,
-                                  manifest)
+                                  manifest, deletions)
         except _WriteFailed as exc:
             outcome.write_error = exc.error
         finally:
@@ -619,14 +626,15 @@ def run_batch(stream: IO[bytes], out: IO[str], *, engine: EngineName, limits: Li
 
 
 def _check_here(lines_in: _Input, output: _Output, engine: EngineName,
-                limits: Limits | None, manifest: str | None) -> None:
+                limits: Limits | None, manifest: str | None, deletions: Deletions) -> None:
     while True:
         chunk = lines_in.next_chunk()
         if chunk is None:
             return
         try:
             for number, line in chunk:
-                output.put(number, check_one(engine, limits, number, line, manifest))
+                output.put(number, check_one(engine, limits, number, line, manifest,
+                                             deletions))
         finally:                # on a signal too: the lines checked so far
             output.write_ready()
 
@@ -645,10 +653,11 @@ class _Worker:
     """One worker process, its end of the pipe, and the task it holds."""
 
     def __init__(self, context: Any, engine: EngineName, limits: Limits | None,
-                 memory: int | None, manifest: str | None) -> None:
+                 memory: int | None, manifest: str | None, deletions: Deletions) -> None:
         ours, theirs = context.Pipe()
         self.process = context.Process(target=_serve,
-                                       args=(theirs, engine, limits, memory, manifest),
+                                       args=(theirs, engine, limits, memory, manifest,
+                                             deletions),
                                        daemon=True)
         self.process.start()
         theirs.close()
@@ -690,7 +699,7 @@ class _Worker:
 
 
 def _serve(conn: Connection, engine: EngineName, limits: Limits | None, memory: int | None,
-           manifest: str | None) -> None:
+           manifest: str | None, deletions: Deletions = "strict") -> None:
     """A worker process: check the chunks the batch sends, until it sends None."""
     # Ctrl-C reaches the whole process group: the batch decides what to do.  A
     # fork copied the batch's SIGTERM handler and blocked signals: undo both.
@@ -708,7 +717,7 @@ def _serve(conn: Connection, engine: EngineName, limits: Limits | None, memory: 
             lines = conn.recv()
             if lines is None:
                 return
-            conn.send(check_lines(engine, limits, lines, memory, manifest))
+            conn.send(check_lines(engine, limits, lines, memory, manifest, deletions))
     except MemoryError:         # the chunk itself, or its results, did not fit
         sys.exit(_EXIT_OUT_OF_MEMORY)
     except (EOFError, OSError):     # the batch is gone
@@ -722,7 +731,8 @@ def _context() -> Any:
 
 
 def _check_in_workers(lines_in: _Input, output: _Output, jobs: int, engine: EngineName,
-                      limits: Limits | None, memory: int | None, manifest: str | None) -> None:
+                      limits: Limits | None, memory: int | None, manifest: str | None,
+                      deletions: Deletions) -> None:
     from multiprocessing.connection import wait
 
     context = _context()
@@ -763,7 +773,7 @@ def _check_in_workers(lines_in: _Input, output: _Output, jobs: int, engine: Engi
         nonlocal jobs
         try:
             with _signals_blocked():
-                workers.append(_Worker(context, engine, limits, memory, manifest))
+                workers.append(_Worker(context, engine, limits, memory, manifest, deletions))
         except OSError:     # no more processes: go on with those there are
             jobs = max(1, len(workers))
             return None
@@ -787,7 +797,8 @@ def _check_in_workers(lines_in: _Input, output: _Output, jobs: int, engine: Engi
                     heapq.heappush(retry, (task.lines[0][0], task))
                 else:               # not even one: check here
                     for number, line in task.lines:
-                        output.put(number, check_one(engine, limits, number, line, manifest))
+                        output.put(number, check_one(engine, limits, number, line, manifest,
+                                                     deletions))
             elif not worker.give(task):
                 died(worker)        # it died taking the task: the task counts
 

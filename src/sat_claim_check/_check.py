@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ._engine import resolve
 from ._report import result, unsat_outcome
 from ._sat import check_sat
-from ._types import EngineName, KernelName, Progress, Result
+from ._types import Deletions, EngineName, KernelName, Progress, Result
 from ._validate import out_of_memory, validate
 from .limits import CONTRACT_LIMITS, Limits
 
@@ -16,7 +16,10 @@ if TYPE_CHECKING:
     from ._types import KernelModule
     from ._validate import Validated
 
-__all__ = ["Report", "check", "run"]
+__all__ = ["DELETIONS", "Report", "check", "run"]
+
+# The readings of a delete step: SPEC §4.1 (strict, the default) or §4.4.
+DELETIONS = ("strict", "lenient")
 
 
 class Report:
@@ -29,36 +32,45 @@ class Report:
     tuple of the proof steps, up to the end of the check, whose delete removed
     the reason of a level-0 literal and forced a rebuild: when a later lemma
     is not RUP, those deletions are the usual cause (checkers that ignore such
-    deletions would accept the lemma).
+    deletions would accept the lemma).  It is always empty with
+    ``deletions="lenient"``, where those deletions are ignored:
+    ``ignored_deletions`` is the tuple of the steps whose delete was ignored
+    (docs/semantics.md, "Lenient deletions"), always empty when strict.
     """
 
-    __slots__ = ("engine", "reason_deletions", "result", "work")
+    __slots__ = ("engine", "ignored_deletions", "reason_deletions", "result", "work")
 
     result: Result
     work: int
     engine: KernelName
     reason_deletions: tuple[int, ...]
+    ignored_deletions: tuple[int, ...]
 
     def __init__(self, result: Result, work: int, engine: KernelName,
-                 reason_deletions: Iterable[int] = ()) -> None:
+                 reason_deletions: Iterable[int] = (),
+                 ignored_deletions: Iterable[int] = ()) -> None:
         self.result = result
         self.work = work
         self.engine = engine
         self.reason_deletions = tuple(reason_deletions)
+        self.ignored_deletions = tuple(ignored_deletions)
 
     def __repr__(self) -> str:
         return (f"Report(result={self.result!r}, work={self.work}, engine={self.engine!r}, "
-                f"reason_deletions={self.reason_deletions!r})")
+                f"reason_deletions={self.reason_deletions!r}, "
+                f"ignored_deletions={self.ignored_deletions!r})")
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Report):
             return NotImplemented
-        return (self.result, self.work, self.engine, self.reason_deletions) == (
-            other.result, other.work, other.engine, other.reason_deletions)
+        return (self.result, self.work, self.engine, self.reason_deletions,
+                self.ignored_deletions) == (other.result, other.work, other.engine,
+                                            other.reason_deletions, other.ignored_deletions)
 
 
 def run(request: dict[str, Any], *, engine: EngineName = "auto",
-        limits: Limits | None = None, progress: Progress | None = None) -> Report:
+        limits: Limits | None = None, progress: Progress | None = None,
+        deletions: Deletions = "strict") -> Report:
     """Check a request; return a Report (the result, the work, the engine).
 
     ``request`` is the request as a dict (the parsed JSON object, not JSON
@@ -67,7 +79,12 @@ def run(request: dict[str, Any], *, engine: EngineName = "auto",
     {"delete": [...]}, ...]}.  ``engine`` is "auto" (the compiled engine when it
     is built, else the reference one), "compiled" (ImportError where it is not
     built) or "reference"; both give equal results, errors and work.
-    ``limits`` is a Limits, None for the contract's.
+    ``limits`` is a Limits, None for the contract's.  ``deletions`` is
+    "strict" (the contract's reading: every delete removes its clause, and
+    one that matches none fails) or "lenient" (as drat-trim reads them: a
+    delete that matches no clause, or would remove a unit clause or the
+    reason of a unit-implied literal, is ignored; ``Report.ignored_deletions``
+    lists those steps).  Any other value raises ValueError.
 
     Raises InvalidInput or LimitExceeded (both CheckError, a ValueError) when
     the request is rejected: an error is never a result.  docs/semantics.md
@@ -97,8 +114,9 @@ def run(request: dict[str, Any], *, engine: EngineName = "auto",
     """
     limits = contract_limits(limits)
     progress = checked_progress(progress)
+    lenient = lenient_deletions(deletions)
     name, module = resolve(engine)
-    return run_validated(validate(request, limits), name, module, limits, progress)
+    return run_validated(validate(request, limits), name, module, limits, progress, lenient)
 
 
 def contract_limits(limits: Limits | None) -> Limits:
@@ -117,16 +135,25 @@ def checked_progress(progress: Progress | None) -> Progress | None:
     return progress
 
 
+def lenient_deletions(deletions: object) -> bool:
+    """True for deletions="lenient", False for "strict"; ValueError otherwise."""
+    if deletions not in DELETIONS:
+        raise ValueError(f"deletions must be 'strict' or 'lenient', got {deletions!r}")
+    return deletions == "lenient"
+
+
 def run_validated(v: Validated, name: KernelName, module: KernelModule,
-                  limits: Limits, progress: Progress | None = None) -> Report:
+                  limits: Limits, progress: Progress | None = None,
+                  lenient: bool = False) -> Report:
     """Check a validated request (a Validated) with the engine module given;
-    ``progress`` as for run().
+    ``progress`` as for run(); ``lenient`` reads deletions as
+    ``deletions="lenient"`` does.
 
     A request too big for this machine's memory (possible only above the
     contract's limits) is rejected as limit_exceeded (``_validate.out_of_memory``).
     """
     try:
-        return _run(v, name, module, limits, progress)
+        return _run(v, name, module, limits, progress, lenient)
     except MemoryError:
         error = out_of_memory(v, limits)
         if error is None:
@@ -135,29 +162,31 @@ def run_validated(v: Validated, name: KernelName, module: KernelModule,
 
 
 def _run(v: Validated, name: KernelName, module: KernelModule, limits: Limits,
-         progress: Progress | None) -> Report:
+         progress: Progress | None, lenient: bool) -> Report:
     if v.claim == "sat":
         reason, discrepancy, clauses_checked = check_sat(v)
         return Report(result("sat", reason, discrepancy, clauses_checked, 0), 0, name)
     assert v.step_kinds is not None and v.step_offsets is not None and v.step_lits is not None
     kernel = module.Kernel(v.num_vars, v.clause_offsets, v.clause_lits,
                            v.step_kinds, v.step_offsets, v.step_lits,
-                           limits.max_propagation_work)
+                           limits.max_propagation_work, lenient)
     status, step_index, steps_checked, work = kernel.run(progress)
     outcome = unsat_outcome(v, status, step_index, steps_checked,
                             limits.max_propagation_work)
-    return Report(outcome, work, name, kernel.reason_deletions)
+    return Report(outcome, work, name, kernel.reason_deletions, kernel.ignored_deletions)
 
 
 def check(request: dict[str, Any], *, engine: EngineName = "auto",
-          limits: Limits | None = None, progress: Progress | None = None) -> Result:
+          limits: Limits | None = None, progress: Progress | None = None,
+          deletions: Deletions = "strict") -> Result:
     """Check a request; return the result object, a dict (see ``Result``).
 
     ``request`` is a dict (the parsed JSON object, not JSON text); ``engine``,
-    ``limits`` and ``progress`` are as for ``run``.  The result says whether
+    ``limits``, ``progress`` and ``deletions`` are as for ``run``.  The result says whether
     the claim is ``valid`` and, when not, the ``reason`` and the
     ``first_discrepancy``.  Raises InvalidInput or LimitExceeded (both
     CheckError) when the request is rejected.  docs/semantics.md describes
     every outcome.
     """
-    return run(request, engine=engine, limits=limits, progress=progress).result
+    return run(request, engine=engine, limits=limits, progress=progress,
+               deletions=deletions).result

@@ -1,6 +1,6 @@
 """Checker: an unsat claim checked step by step, as the proof arrives.
 
-    checker = Checker(cnf, engine="auto", limits=None)
+    checker = Checker(cnf, engine="auto", limits=None, deletions="strict")
     checker.add([1, 2]); checker.delete([1, 2])     # one step each
     checker.feed(steps)                             # an iterable of {"add": ...}/{"delete": ...}
     report = checker.finish()                       # a Report, as run() gives
@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from ._check import Report, checked_progress, contract_limits
+from ._check import Report, checked_progress, contract_limits, lenient_deletions
 from ._codes import STATUS_VALID, STATUS_WORK_LIMIT
 from ._engine import resolve
 from ._report import outcome, work_limit_error
@@ -33,12 +33,10 @@ from ._validate import (
 )
 
 if TYPE_CHECKING:
-    from ._types import EngineName, KernelName, KernelObject, Progress
+    from ._types import Deletions, EngineName, KernelName, KernelObject, Progress
     from .limits import Limits
 
 __all__ = ["Checker"]
-
-DELETIONS = ("strict",)     # "lenient" (docs/semantics.md) is not implemented yet
 
 # Steps validated and fed at a time: feed() takes its iterable this many at a
 # time, _feed_arrays() its arrays.
@@ -53,7 +51,8 @@ class Checker:
     checked as ``run`` checks it when the Checker is made (errors raise then:
     InvalidInput or LimitExceeded); the initial propagation, and its work cap,
     happen then too.  ``engine``, ``limits`` and ``progress`` are as for
-    ``run``; ``deletions`` must be "strict" (the only mode so far).
+    ``run``; ``deletions`` is "strict" (the default) or "lenient", as for
+    ``run``.
 
     Steps are numbered in the order given, across calls, from 0.  Each is
     validated and checked when it arrives: a malformed step raises
@@ -65,7 +64,8 @@ class Checker:
     not even validated.  ``finish()`` ends the checker.
 
     For a well-formed request within limits, feeding its proof in any split
-    gives the Report ``run`` gives: result, work, engine, reason_deletions.
+    gives the Report ``run`` gives: result, work, engine, reason_deletions,
+    ignored_deletions.
     Otherwise the first problem in stream order is the answer (a failing step
     before a malformed one is the verdict, where ``run`` would reject the
     request).  Memory follows the clauses alive at the time, whatever the
@@ -77,31 +77,32 @@ class Checker:
     """
 
     def __init__(self, cnf: Any, *, engine: EngineName = "auto",
-                 limits: Limits | None = None, deletions: str = "strict",
+                 limits: Limits | None = None, deletions: Deletions = "strict",
                  progress: Progress | None = None) -> None:
         limits = contract_limits(limits)
-        _check_deletions(deletions)
+        lenient = lenient_deletions(deletions)
         progress = checked_progress(progress)
         name, module = resolve(engine)
         num_vars, offsets, lits = validate_cnf(cnf, limits)
         self._open(name, module.Kernel(num_vars, offsets, lits, None, None, None,
-                                       limits.max_propagation_work),
+                                       limits.max_propagation_work, lenient),
                    num_vars, limits, progress)
 
     @classmethod
     def _from_arrays(cls, num_vars: int, clause_offsets: array[int], clause_lits: array[int],
                      *, engine: EngineName = "auto", limits: Limits | None = None,
-                     deletions: str = "strict", progress: Progress | None = None) -> Checker:
+                     deletions: Deletions = "strict",
+                     progress: Progress | None = None) -> Checker:
         """A Checker for a CNF that arrives as flat arrays (the DIMACS door: literals
         already within ``1..num_vars``, checked against the size limits here)."""
         limits = contract_limits(limits)
-        _check_deletions(deletions)
+        lenient = lenient_deletions(deletions)
         progress = checked_progress(progress)
         name, module = resolve(engine)
         validate_cnf_arrays(num_vars, clause_offsets, clause_lits, limits)
         checker = cls.__new__(cls)
         checker._open(name, module.Kernel(num_vars, clause_offsets, clause_lits, None, None,
-                                          None, limits.max_propagation_work),
+                                          None, limits.max_propagation_work, lenient),
                       num_vars, limits, progress)
         return checker
 
@@ -264,14 +265,16 @@ class Checker:
 
     def finish(self) -> Report:
         """End the check; return its Report (the result, the work, the engine, the
-        reason deletions), as ``run`` returns it for the whole request."""
+        reason deletions, the ignored deletions), as ``run`` returns it for the
+        whole request."""
         self._check_open()
         self._closed = "finish() was called"
         status, step_index, steps_checked, work = self._kernel.finish()
         clause = self._failed[2] if self._failed is not None else []
         result = outcome(status, step_index, steps_checked, clause, self._num_vars,
                          self._limits.max_propagation_work)
-        return Report(result, work, self._engine, self._kernel.reason_deletions)
+        return Report(result, work, self._engine, self._kernel.reason_deletions,
+                      self._kernel.ignored_deletions)
 
     def _check_open(self) -> None:
         if self._closed is not None:
@@ -282,8 +285,3 @@ class Checker:
                  else "failed" if self._failed is not None else "checking")
         return f"<Checker {self._engine} engine, {self._steps} steps, {state}>"
 
-
-def _check_deletions(deletions: object) -> None:
-    if deletions not in DELETIONS:
-        raise ValueError(f"deletions must be 'strict', got {deletions!r} (lenient deletions "
-                         "are not implemented yet)")

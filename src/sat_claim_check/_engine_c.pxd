@@ -64,6 +64,8 @@ cdef class Kernel:
     cdef bint _running                  # a call is in progress (one at a time)
     cdef int phase                      # NEW, CHECKING, STOPPED, FINISHED or BROKEN
     cdef public list reason_deletions   # steps whose delete removed a level-0 reason
+    cdef public list ignored_deletions  # steps whose delete was ignored (lenient)
+    cdef readonly bint lenient          # SPEC §4.4: deletions read leniently
 
     cdef int32_t nvars                  # num_vars
     cdef int64_t max_work               # the cap, clamped to INT64_MAX
@@ -127,6 +129,8 @@ cdef class Kernel:
     # The outcome.
     cdef int64_t* deletions             # this chunk's reason deletions (step indices)
     cdef Py_ssize_t n_deletions         # entries in use
+    cdef int64_t* ignored               # this chunk's ignored deletions (step indices)
+    cdef Py_ssize_t n_ignored           # entries in use
     cdef int status                     # STATUS_VALID, or the failing step's STATUS_*
     cdef int64_t step_index             # the failing step, or -1
     cdef int64_t steps_checked          # steps that succeeded (the next step's index)
@@ -173,3 +177,5 @@ cdef class Kernel:
     cdef int _is_rup(self, const lit_t* lits, int32_t n, bint tautology) except -1 nogil
     cdef int _attach(self, cref_t cid) except -1 nogil
     cdef int _delete(self, cref_t cid, int64_t s) except -1 nogil
+    cdef int _not_found(self, int64_t s) noexcept nogil
+    cdef bint _holds_up(self, cref_t cid) noexcept nogil

@@ -12,6 +12,8 @@ class Kernel:
     """The clause multiset, watch lists and level-0 state of one unsat check."""
 
     reason_deletions: list[int]
+    lenient: bool
+    ignored_deletions: list[int]
 
     def __init__(
         self,
@@ -22,6 +24,7 @@ class Kernel:
         step_offsets: Ints | None,
         step_lits: Ints | None,
         max_work: int,
+        lenient: bool = False,
     ) -> None: ...
     @property
     def work(self) -> int:

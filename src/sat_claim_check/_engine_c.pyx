@@ -13,7 +13,9 @@ the same sections, in the same order:
   slices of ``RUN_SLICE`` steps), ``finish``.
 
 ``reason_deletions`` lists the steps whose delete removed the reason of a
-level-0 literal.  Verdicts and the work counter agree with the reference
+level-0 literal.  ``Kernel(..., max_work, lenient=True)`` reads deletions as
+SPEC §4.4 (see ``_engine_py``); ``ignored_deletions`` lists the steps whose
+delete it ignored.  Verdicts and the work counter agree with the reference
 engine to the unit, with one documented exception: on ``STATUS_WORK_LIMIT``
 this engine stops as soon as the counter passes the cap (inside
 propagation), so the ``work`` it reports is the counter at that moment, not at
@@ -300,10 +302,12 @@ cdef class Kernel:
     def __cinit__(self):
         # Cython zeroes the C fields: every pointer is NULL until start() loads.
         self.reason_deletions = []
+        self.ignored_deletions = []
         self.phase = NEW
 
     def __init__(self, num_vars, clause_offsets, clause_lits,
-                 step_kinds, step_offsets, step_lits, max_work):
+                 step_kinds, step_offsets, step_lits, max_work, lenient=False):
+        self.lenient = bool(lenient)
         self._num_vars = _as_int(num_vars, "num_vars")
         self._max_work = _as_int(max_work, "max_work")
         self._clause_offsets = _int_buffer(clause_offsets, "clause_offsets")
@@ -1121,6 +1125,7 @@ cdef class Kernel:
             self._free()
             self.phase = NEW
             self.reason_deletions = []
+            self.ignored_deletions = []
             self._load_cnf(more_clauses, more_lits)
             self._progress = progress
             self.poll_interval = INT64_MAX if poll_interval > INT64_MAX else poll_interval
@@ -1156,6 +1161,8 @@ cdef class Kernel:
             raise
         if self.n_deletions:
             self.reason_deletions.extend([self.deletions[k] for k in range(self.n_deletions)])
+        if self.n_ignored:
+            self.ignored_deletions.extend([self.ignored[k] for k in range(self.n_ignored)])
         if self.status != STATUS_VALID:
             self.phase = STOPPED
             return (self.status, self.chunk_index)
@@ -1205,6 +1212,7 @@ cdef class Kernel:
         cdef Py_ssize_t i
         cdef int status
         self.n_deletions = 0
+        self.n_ignored = 0
         self.chunk_index = -1
         for i in range(self.n_steps):
             if self.work >= self.next_poll:
@@ -1242,7 +1250,7 @@ cdef class Kernel:
         if kind == STEP_ADD_OUT_OF_RANGE:
             return STATUS_LITERAL_OUT_OF_RANGE
         if kind == STEP_DELETE_NO_MATCH:
-            return STATUS_DELETED_CLAUSE_NOT_FOUND
+            return self._not_found(s)
         given = self.step_lits + self.step_off[i]
         n = self.step_off[i + 1] - self.step_off[i]
         # The step's distinct literals go to the arena's end: where _commit()
@@ -1256,8 +1264,14 @@ cdef class Kernel:
             slot = self._find_slot(out, k, h)
             g = self.table[slot]
             if g < 0:
-                return STATUS_DELETED_CLAUSE_NOT_FOUND
+                return self._not_found(s)
             cid = self.groups[g].top
+            if self.lenient and self._holds_up(cid):
+                # §4.4: "or when the clause it would remove ... is a unit clause
+                # (§4.2), or is the reason of a level-0 literal": ignored.
+                self.ignored[self.n_ignored] = s
+                self.n_ignored += 1
+                return STATUS_VALID
             self.groups[g].top = self.clauses[cid].below
             if self.groups[g].top == NONE:
                 # The set's last live clause: the group leaves the table.
@@ -1279,6 +1293,25 @@ cdef class Kernel:
         cid = self._commit(k, tautology, h)
         self._attach(cid)
         return STATUS_VALID
+
+    cdef int _not_found(self, int64_t s) noexcept nogil:
+        """A delete (step s) that matches no live clause: §4.1 "else
+        deleted_clause_not_found"; §4.4 (lenient): "ignored ... when no live
+        clause has its literal set"."""
+        if not self.lenient:
+            return STATUS_DELETED_CLAUSE_NOT_FOUND
+        self.ignored[self.n_ignored] = s
+        self.n_ignored += 1
+        return STATUS_VALID
+
+    cdef bint _holds_up(self, cref_t cid) noexcept nogil:
+        """§4.4: the live clause is a unit clause, or the reason of a level-0
+        literal (the §4.2 test: reason[var(lits[0])] == id while lits[0] is TRUE)."""
+        cdef clause_t* c = &self.clauses[cid]
+        cdef lit_t* L = self.arena + c.head
+        if c.kind == UNIT:
+            return True
+        return c.kind == LONG and self.vals[L[0]] == TRUE and self.reason[L[0] >> 1] == cid
 
     # -- loading: the entry guard, with the GIL -----------------------------------
 
@@ -1380,6 +1413,7 @@ cdef class Kernel:
         self.conflict = NONE
         self.work = 0
         self.n_deletions = 0
+        self.n_ignored = 0
         self.status = STATUS_VALID
         self.step_index = -1
         self.steps_checked = 0
@@ -1422,14 +1456,15 @@ cdef class Kernel:
         return 0
 
     cdef int _room_for_chunk(self, Py_ssize_t n_steps, Py_ssize_t n_lits) except -1:
-        """Room in the chunk buffers (and for its reason deletions: at most one per
-        step) for ``n_steps`` steps of ``n_lits`` literals in all."""
+        """Room in the chunk buffers (and for its reason deletions and ignored
+        deletions: at most one per step) for ``n_steps`` steps of ``n_lits`` literals in all."""
         cdef Py_ssize_t room
         if n_steps + 1 > self.steps_room:
             room = max(n_steps + 1, 2 * self.steps_room, 64)
             _grow(<void**>&self.step_kind, room, sizeof(int8_t))
             _grow(<void**>&self.step_off, room + 1, sizeof(Py_ssize_t))
             _grow(<void**>&self.deletions, room, sizeof(int64_t))
+            _grow(<void**>&self.ignored, room, sizeof(int64_t))
             self.steps_room = room
         if n_lits > self.lits_room:
             room = max(n_lits, 2 * self.lits_room, 256)
@@ -1484,6 +1519,8 @@ cdef class Kernel:
         self.trail = NULL
         free(self.deletions)
         self.deletions = NULL
+        free(self.ignored)
+        self.ignored = NULL
         self.n_lits = 0
 
     # -- for the tests and the benchmarks ---------------------------------------------
@@ -1691,4 +1728,5 @@ cdef class Kernel:
     __signature__ = Signature([
         Parameter(name, Parameter.POSITIONAL_OR_KEYWORD)
         for name in ("num_vars", "clause_offsets", "clause_lits", "step_kinds",
-                     "step_offsets", "step_lits", "max_work")])
+                     "step_offsets", "step_lits", "max_work")]
+        + [Parameter("lenient", Parameter.POSITIONAL_OR_KEYWORD, default=False)])

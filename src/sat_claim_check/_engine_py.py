@@ -32,6 +32,13 @@ RuntimeError; ``finish`` can be asked again.  ``start`` always starts afresh.
 ``reason_deletions`` lists, across calls, the steps whose delete removed the
 reason of a level-0 literal.
 
+``Kernel(..., max_work, lenient=True)`` reads deletions leniently
+(docs/semantics.md, "Lenient deletions"): a delete that matches no live
+clause, or would remove a unit clause or the reason of a level-0 literal, is
+ignored (it succeeds, changes nothing and counts no work);
+``ignored_deletions`` lists those steps, across calls (always empty when
+strict, as ``reason_deletions`` is when lenient).
+
 ``Kernel(num_vars, clause_offsets, clause_lits, step_kinds, step_offsets,
 step_lits, max_work).run()`` checks a whole proof held in memory: ``start``,
 ``feed``, ``finish``.  ``_report`` turns the plain ints into a result or an
@@ -136,11 +143,14 @@ class Kernel:
     status: int
     step_index: int
     reason_deletions: list[int]
+    lenient: bool
+    ignored_deletions: list[int]
 
     def __init__(self, num_vars: int, clause_offsets: Ints, clause_lits: Ints,
                  step_kinds: Ints | None, step_offsets: Ints | None, step_lits: Ints | None,
-                 max_work: int) -> None:
+                 max_work: int, lenient: bool = False) -> None:
         self.num_vars = num_vars
+        self.lenient = bool(lenient)    # SPEC §4.4: some deletions are ignored
         self.clause_offsets = clause_offsets
         self.clause_lits = clause_lits
         if step_kinds is None or step_offsets is None or step_lits is None:
@@ -175,6 +185,8 @@ class Kernel:
         self.next_poll = NEVER  # the counter's value due for a call of progress
         # Steps whose delete removed the reason of a level-0 literal (for --explain).
         self.reason_deletions = []
+        # Steps whose delete was ignored (lenient mode only, SPEC §4.4).
+        self.ignored_deletions = []
 
     # -- values and assignment ------------------------------------------------
 
@@ -467,12 +479,16 @@ class Kernel:
         if kind == STEP_ADD_OUT_OF_RANGE:
             return STATUS_LITERAL_OUT_OF_RANGE
         if kind == STEP_DELETE_NO_MATCH:
-            return STATUS_DELETED_CLAUSE_NOT_FOUND
+            return self.not_found(s)
         if kind == STEP_DELETE:
             key = tuple(sorted(set(given)))
             ids = self.by_set.get(key)
             if not ids:
-                return STATUS_DELETED_CLAUSE_NOT_FOUND
+                return self.not_found(s)
+            if self.lenient and self.holds_up(ids[-1]):
+                # SPEC §4.4: the clause it would remove is a unit or a reason.
+                self.ignored_deletions.append(s)
+                return STATUS_VALID
             cid = ids.pop()                         # the live equal clause with the highest id
             if not ids:
                 del self.by_set[key]
@@ -484,6 +500,23 @@ class Kernel:
         cid, stored_kind = self.store(given)
         self.attach(cid, stored_kind)
         return STATUS_VALID
+
+    def not_found(self, s: int) -> int:
+        """A delete (step s) that matches no live clause: it fails, or (lenient) is
+        ignored."""
+        if not self.lenient:
+            return STATUS_DELETED_CLAUSE_NOT_FOUND
+        self.ignored_deletions.append(s)
+        return STATUS_VALID
+
+    def holds_up(self, cid: int) -> bool:
+        """Whether a lenient delete leaves the live clause alone: it is a unit
+        clause, or the reason of a level-0 literal (the rebuild's test)."""
+        kind = self.kind[cid]
+        if kind == UNIT:
+            return True
+        L = self.lits[cid]
+        return kind == LONG and self.value(L[0]) == TRUE and self.reason[abs(L[0])] == cid
 
     # -- for the tests and the benchmarks ---------------------------------------------
 

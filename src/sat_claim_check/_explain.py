@@ -1,21 +1,57 @@
 """``--explain``: why a claim is not valid, as lines for people.
 
 The lines go to standard error (``cli`` writes them); standard output keeps
-only the result.
+only the result.  When a strict check fails after deletions of reason
+clauses (or on a delete of a clause that is not there), the proof is checked
+again with deletions read leniently, and the lines say whether it checks
+then: ``explain(request)`` gives the same as data, an ``Explanation``.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ._check import Report, contract_limits, run_validated
+from ._engine import resolve
+from ._validate import request_step, validate
+from .errors import LimitExceeded
 
 if TYPE_CHECKING:
-    from ._check import Report
+    from ._types import EngineName
+    from .limits import Limits
 
 # What step_of(s) returns: a request step, {"add": [...]} or {"delete": [...]}.
 StepOf = Callable[[int], Mapping[str, Sequence[float]]]
 
-__all__ = ["explain_lines", "step_text"]
+__all__ = ["Explanation", "explain", "explain_lines", "explanation_of", "step_text",
+           "worth_lenient"]
+
+# Ignored steps listed in full up to this many; more are shortened.
+LISTED = 10
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why a claim is (not) valid, as ``explain`` gives it.
+
+    ``strict`` is the Report of the check as ``run`` makes it (strict
+    deletions, the default).  ``lenient`` is the Report of the same proof with
+    ``deletions="lenient"`` (deletions of reason and unit clauses, and of
+    clauses that are not there, ignored, as drat-trim does), or None when it
+    was not run: the strict check did not fail after a deletion of a reason
+    clause or on a delete of an absent clause (or the lenient one passed the
+    work cap, which a line says).  ``lines`` are the lines
+    ``sat-claim-check check --explain`` writes on standard error, without the
+    program's name: empty when the claim is valid.  docs/semantics.md,
+    "Lenient deletions", describes the two readings.
+    """
+
+    strict: Report
+    lenient: Report | None
+    lines: tuple[str, ...]
 
 
 def explain_lines(report: Report, step_of: StepOf,
@@ -70,9 +106,8 @@ def _not_rup_lines(report: Report, s: int, step_of: StepOf,
     earlier = [t for t in report.reason_deletions if t < s]
     if not earlier:
         lines.append("explain: no earlier step deleted a reason clause; the lemma is not "
-                     "implied by unit propagation")
-        lines.append("explain: if this proof is DRAT, the lemma may be a RAT lemma: "
-                     "RAT lemmas are out of scope here (DRUP: every lemma must be RUP)")
+                     "implied by unit propagation (in a DRAT proof it may be a RAT lemma: "
+                     "RAT lemmas are out of scope here, every DRUP lemma must be RUP)")
         return lines
     lines.append(f"explain: {len(earlier)} earlier step{'s' if len(earlier) != 1 else ''} "
                  "deleted a clause that was the reason of a level-0 (unit-implied) "
@@ -89,6 +124,136 @@ def _not_rup_lines(report: Report, s: int, step_of: StepOf,
 def _at(where: Callable[[int], str | None] | None, step: int) -> str:
     place = where(step) if where is not None else None
     return f" ({place})" if place else ""
+
+
+def explain(request: dict[str, Any], *, engine: EngineName = "auto",
+            limits: Limits | None = None) -> Explanation:
+    """Check a request (a dict, as for ``run``) and explain its result: return an
+    Explanation with the strict Report, the lenient one when the strict check
+    failed after deletions of reason clauses (None otherwise), and the lines
+    of ``--explain``.  ``engine`` and ``limits`` are as for ``run``; a
+    rejected request raises InvalidInput or LimitExceeded, as ``run`` does.
+    docs/semantics.md, "Lenient deletions".
+    """
+    limits = contract_limits(limits)
+    name, module = resolve(engine)
+    v = validate(request, limits)
+    strict = run_validated(v, name, module, limits)
+
+    def step_of(s: int) -> dict[str, list[int]]:
+        assert v.step_kinds is not None and v.step_offsets is not None
+        assert v.step_lits is not None
+        return request_step(v.step_kinds, v.step_offsets, v.step_lits, s)
+
+    return explanation_of(strict, step_of,
+                          lambda: run_validated(v, name, module, limits, None, True),
+                          (v.clause_offsets, v.clause_lits))
+
+
+def explanation_of(strict: Report, step_of: StepOf, lenient_run: Callable[[], Report],
+                   cnf: tuple[Sequence[int], Sequence[int]],
+                   where: Callable[[int], str | None] | None = None) -> Explanation:
+    """The Explanation of a strict Report; ``lenient_run()`` checks the same
+    request with lenient deletions, and is called only when that can help;
+    ``cnf`` is the request's clauses as (offsets, literals); ``where`` as for
+    ``explain_lines``."""
+    lines = explain_lines(strict, step_of, where)
+    if not worth_lenient(strict):
+        return Explanation(strict, None, tuple(lines))
+    try:
+        lenient = lenient_run()
+    except LimitExceeded as err:
+        lines.append(f"explain: read leniently (--deletions lenient), the proof passes the "
+                     f"work cap ({err.max}) at step {err.step_index}: no verdict")
+        return Explanation(strict, None, tuple(lines))
+    more = _lenient_lines(lenient, step_of, cnf)
+    return Explanation(strict, lenient, tuple(lines + more))
+
+
+def worth_lenient(strict: Report) -> bool:
+    """A failed unsat check with a reason deletion before the failure, or a
+    delete of a clause that is not there: the lenient reading may differ."""
+    res = strict.result
+    if res["valid"] or res["claim"] != "unsat":
+        return False
+    if res["reason"] == "deleted_clause_not_found":
+        return True
+    d = res["first_discrepancy"]
+    assert d is not None
+    end = d["step_index"] if d["kind"] == "step" else d["step_count"]
+    return any(t < end for t in strict.reason_deletions)
+
+
+def ignored_kinds(ignored: Sequence[int], step_of: StepOf,
+                  cnf: tuple[Sequence[int], Sequence[int]]) -> Counter[str]:
+    """How many of the ignored deletes were of "reason" clauses, "unit" clauses
+    and clauses "absent" (not there), from a replay of the literal sets alive
+    in the lenient reading (every step up to the last ignored one succeeded)."""
+    offsets, lits = cnf
+    live = Counter(frozenset(lits[offsets[k]:offsets[k + 1]]) for k in range(len(offsets) - 1))
+    skipped = set(ignored)
+    kinds: Counter[str] = Counter()
+    for s in range(max(ignored, default=-1) + 1):
+        (key, step), = step_of(s).items()
+        literals = frozenset(int(lit) for lit in step)
+        if key == "add":
+            live[literals] += 1
+        elif s not in skipped:
+            live[literals] -= 1
+        elif live[literals] <= 0:
+            kinds["absent"] += 1
+        else:
+            kinds["unit" if len(literals) == 1 else "reason"] += 1
+    return kinds
+
+
+_KIND_WORDS = (("reason", "reason clauses"), ("unit", "unit clauses"),
+               ("absent", "clauses that are not there"))
+_ONE_KIND_WORDS = {"reason clauses": "a reason clause", "unit clauses": "a unit clause",
+                   "clauses that are not there": "a clause that is not there"}
+
+
+def _lenient_lines(lenient: Report, step_of: StepOf,
+                   cnf: tuple[Sequence[int], Sequence[int]]) -> list[str]:
+    ignored = lenient.ignored_deletions
+    n = len(ignored)
+    kinds = ignored_kinds(ignored, step_of, cnf)
+    present = [(words, kinds[kind]) for kind, words in _KIND_WORDS if kinds[kind]]
+    if len(present) != 1:
+        what = " and ".join(f"{words} ({count})" for words, count in present)
+    else:
+        what = _ONE_KIND_WORDS[present[0][0]] if n == 1 else present[0][0]
+    deletions = (f"the {n} deletion{'s' if n != 1 else ''} of {what} at "
+                 f"step{'s' if n != 1 else ''} {steps_list(ignored)}")
+    res = lenient.result
+    if res["valid"]:
+        return [f"explain: valid if {deletions} {'are' if n != 1 else 'is'} ignored, as "
+                "drat-trim does (--deletions lenient)"]
+    d = res["first_discrepancy"]
+    assert d is not None
+    if d["kind"] == "conclusion":
+        where = "no step adds the empty clause"
+    else:
+        where = (f"step {d['step_index']} fails: {res['reason']} "
+                 f"({step_text(step_of(d['step_index']))})")
+    if not ignored:
+        return [f"explain: read leniently (--deletions lenient), as drat-trim does, it "
+                f"fails anyway, no deletion being ignored: {where}"]
+    return [f"explain: it fails anyway if {deletions} {'are' if n != 1 else 'is'} ignored, "
+            f"as drat-trim does (--deletions lenient): {where}"]
+
+
+def steps_list(steps: Sequence[int]) -> str:
+    """Steps as words: 3, 8 and 12; past LISTED steps, the first ones, "...", the last
+    and the count."""
+    if not steps:
+        return "(none)"
+    if len(steps) > LISTED:
+        head = ", ".join(map(str, steps[:LISTED - 2]))
+        return f"{head}, ..., {steps[-1]} ({len(steps)} in all)"
+    if len(steps) == 1:
+        return str(steps[0])
+    return f"{', '.join(map(str, steps[:-1]))} and {steps[-1]}"
 
 
 def step_text(step: Mapping[str, Sequence[float]]) -> str:

@@ -34,7 +34,7 @@ from .dimacs import DimacsError, run_files
 from .errors import InvalidInput
 
 if TYPE_CHECKING:
-    from ._types import EngineName, Result
+    from ._types import Deletions, EngineName, Result
     from .limits import Limits
 
 __all__ = ["MANIFEST_KEYS", "check_manifest_line"]
@@ -44,16 +44,17 @@ MANIFEST_KEYS = ("id", "cnf", "proof", "model")
 
 def check_manifest_line(engine: EngineName, limits: Limits | None, number: int,
                         line: bytes | str,
-                        base: str, memory: int | None = None) -> tuple[int, str]:
+                        base: str, memory: int | None = None,
+                        deletions: Deletions = "strict") -> tuple[int, str]:
     """Check the files one numbered manifest line names: its kind and its output
     line, as ``_batch.check_line`` gives for a request.  ``base`` is the
-    directory relative paths are resolved against."""
+    directory relative paths are resolved against; ``deletions`` as for ``run``."""
     def check(text: bytes, note_id: Callable[[Ident], None]) -> Result:
         entry = loads(text)
         ident = entry_id(entry)
         if ident is not None:
             note_id(ident)
-        return _check_entry(entry, base, engine, limits)
+        return _check_entry(entry, base, engine, limits, deletions)
 
     return answer_line(number, line, memory, "manifest entry", check)
 
@@ -67,7 +68,7 @@ def entry_id(entry: Any) -> Ident | None:
 
 
 def _check_entry(entry: dict[str, Any], base: str, engine: EngineName,
-                 limits: Limits | None) -> Result:
+                 limits: Limits | None, deletions: Deletions = "strict") -> Result:
     for key in entry:
         if key not in MANIFEST_KEYS:
             raise InvalidInput(key, f"/{key}",
@@ -89,7 +90,7 @@ def _check_entry(entry: dict[str, Any], base: str, engine: EngineName,
     files = {key: os.path.join(base, path) for key, path in written.items()}
     try:
         report = run_files(files["cnf"], files.get("proof"), files.get("model"),
-                           engine=engine, limits=limits)
+                           engine=engine, limits=limits, deletions=deletions)
     except DimacsError as err:
         at = _key_of(err.file, files, err.message.startswith("CNF"))
         name = written[at] if at is not None else err.file

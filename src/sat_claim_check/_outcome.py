@@ -118,14 +118,16 @@ def check_json(data: bytes | bytearray | str, *, engine: EngineName = "auto",
 
 
 def check_validated(validated: Validated, name: KernelName, module: KernelModule,
-                    limits: Limits, progress: Progress | None = None) -> Outcome:
+                    limits: Limits, progress: Progress | None = None,
+                    lenient: bool = False) -> Outcome:
     """The Outcome of a request already read and validated (a Validated).
 
     For callers that keep the Validated (the command line's ``--explain``
     reads its proof steps); ``check_json`` is this after reading.
+    ``lenient`` reads deletions as ``deletions="lenient"`` does.
     """
     try:
-        report = run_validated(validated, name, module, limits, progress)
+        report = run_validated(validated, name, module, limits, progress, lenient)
     except CheckError as err:
         return Outcome.rejected(err)
     return Outcome.checked(report)

@@ -11,7 +11,7 @@ TypedDict that ``typing.get_type_hints`` can read on Python 3.9.
 
 from typing import TYPE_CHECKING, Any, Callable, Literal, Optional, TypedDict
 
-__all__ = ["Claim", "EngineName", "KernelName", "Progress", "Reason", "Result"]
+__all__ = ["Claim", "Deletions", "EngineName", "KernelName", "Progress", "Reason", "Result"]
 
 # The ``engine=`` argument: "compiled" (the Cython kernel), "reference" (the
 # pure-Python engine) or "auto" (compiled when it is built).
@@ -21,6 +21,10 @@ EngineName = Literal["auto", "compiled", "reference"]
 KernelName = Literal["compiled", "reference"]
 
 Claim = Literal["sat", "unsat"]
+
+# The ``deletions=`` argument: how delete steps are read (SPEC §4.1 "strict",
+# the default; §4.4 "lenient", as drat-trim reads them).
+Deletions = Literal["strict", "lenient"]
 
 # The ``progress=`` callback: progress(steps_checked, work); what it returns is
 # ignored, and an exception it raises stops the check.
@@ -90,6 +94,7 @@ if TYPE_CHECKING:
         """A ``Kernel`` of either engine (``_engine_py``, ``_engine_c``)."""
 
         reason_deletions: list[int]
+        ignored_deletions: list[int]
 
         @property
         def work(self) -> int: ...
@@ -109,7 +114,8 @@ if TYPE_CHECKING:
 
         def Kernel(self, num_vars: int, clause_offsets: Ints, clause_lits: Ints,
                    step_kinds: Optional[Ints], step_offsets: Optional[Ints],
-                   step_lits: Optional[Ints], max_work: int) -> KernelObject: ...
+                   step_lits: Optional[Ints], max_work: int,
+                   lenient: bool = ...) -> KernelObject: ...
 
     class ConverterModule(Protocol):
         """``_convert_py`` and ``_convert_c``."""

@@ -27,6 +27,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 from . import __version__, _bounds
 from ._batch import FAILED, Progress, available_cpus, default_worker_memory, run_batch
 from ._batch import Outcome as BatchOutcome
+from ._check import DELETIONS, run_validated
 from ._codes import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
@@ -36,7 +37,7 @@ from ._codes import (
     EXIT_VALID,
 )
 from ._engine import ENGINES, implementations, resolve
-from ._explain import explain_lines
+from ._explain import explain_lines, explanation_of, worth_lenient
 from ._hints import json_misread_lines, limit_lines, misread_lines
 from ._jsontext import dumps
 from ._outcome import Outcome, check_validated
@@ -56,7 +57,7 @@ from .limits import CEILINGS, Limits
 
 if TYPE_CHECKING:
     from ._check import Report
-    from ._types import EngineName, ProofArrays, Result
+    from ._types import Deletions, EngineName, ProofArrays, Result
 
 DESCRIPTION = """\
 Check a SAT solver certificate given as one JSON request:
@@ -285,6 +286,16 @@ def add_progress_options(parser: argparse.ArgumentParser) -> None:
                             "for checks longer than a second)")
 
 
+def add_deletions_option(parser: argparse.ArgumentParser) -> None:
+    """--deletions strict|lenient: for the commands that check unsat proofs."""
+    parser.add_argument("--deletions", choices=DELETIONS, default="strict",
+                        help="how delete steps are read: strict (the default, the "
+                             "contract's) removes every deleted clause and fails on one "
+                             "that is not there; lenient ignores, as drat-trim does, a "
+                             "delete that finds no clause or would remove a unit clause "
+                             "or the reason of a unit-implied literal")
+
+
 def byte_count(text: str) -> int:
     """--max-input-bytes N"""
     try:
@@ -328,9 +339,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="indent the JSON output (the default is one compact line)")
     check.add_argument("--explain", action="store_true",
                        help="when the claim is not valid, say on stderr why (the failing "
-                            "step, and deletions of reason clauses before it)")
+                            "step, and deletions of reason clauses before it, and whether "
+                            "the proof checks with them ignored, as drat-trim does)")
     add_engine_options(check)
     add_progress_options(check)
+    add_deletions_option(check)
     check.set_defaults(handler=command_check)
 
     request = commands.add_parser(
@@ -355,6 +368,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="write to OUT instead of standard output")
     add_engine_options(request)
     add_progress_options(request)
+    add_deletions_option(request)
     request.set_defaults(handler=command_request)
 
     batch = commands.add_parser(
@@ -384,6 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "worker processes; the output is that of --jobs 1 (needs the "
                             "dask extra; excludes --jobs and --worker-memory)")
     add_engine_options(batch)
+    add_deletions_option(batch)
     batch.set_defaults(handler=command_batch)
 
     serve = commands.add_parser(
@@ -583,7 +598,8 @@ def command_check(args: argparse.Namespace) -> int:
     try:
         data = read_input(args.file, request_cap(args, limits))
         v = validated_from_text(data, limits)
-        outcome = check_validated(v, name, module, limits, position)
+        outcome = check_validated(v, name, module, limits, position,
+                                  args.deletions == "lenient")
     except KeyboardInterrupt:
         # Reported only after validation: v holds the proof arrays by then.
         return position.interrupted(lambda: len(v.step_kinds or ()))
@@ -596,7 +612,11 @@ def command_check(args: argparse.Namespace) -> int:
     elif args.explain and outcome.report is not None:
         # None for sat: step_of is never called.
         proof = cast("ProofArrays", (v.step_kinds, v.step_offsets, v.step_lits))
-        for line in explain_lines(outcome.report, lambda s: request_step(*proof, s)):
+        explanation = explanation_of(
+            outcome.report, lambda s: request_step(*proof, s),
+            lambda: run_validated(v, name, module, limits, None, True),
+            (v.clause_offsets, v.clause_lits))
+        for line in explanation.lines:
             say(line)
     return outcome.exit_code
 
@@ -613,7 +633,7 @@ def command_request(args: argparse.Namespace) -> int:
     try:
         if args.check:
             parsed = parse_files(args.cnf, args.proof, args.model, limits, args.max_input_bytes)
-            report = run_parsed(parsed, args.engine, limits, position)
+            report = run_parsed(parsed, args.engine, limits, position, args.deletions)
         else:
             text = dumps(request_from_files(args.cnf, args.proof, args.model, limits=limits,
                                             max_bytes=args.max_input_bytes))
@@ -638,7 +658,8 @@ def check_proof_files(args: argparse.Namespace) -> int:
     try:
         report: Report | CheckError = check_files(
             args.cnf, proof, engine=args.engine, limits=limits, progress=position,
-            max_bytes=args.max_input_bytes, reading=position.line.bytes, memo=memo)
+            max_bytes=args.max_input_bytes, reading=position.line.bytes, memo=memo,
+            deletions=args.deletions)
     except KeyboardInterrupt:
         return position.interrupted(None)
     except (DimacsError, OSError) as err:
@@ -673,11 +694,7 @@ def checked(args: argparse.Namespace, position: Position, report: Report | Check
         return write_output(args.output, dumps(report.to_dict()), EXIT_REJECTED)
     code = write_output(args.output, dumps(report.result), exit_code(report.result))
     if args.explain and code != EXIT_REJECTED:
-        if memo is not None:
-            lines = explain_lines(report, memo.step_of, memo.where)
-        else:
-            lines = explain_lines(report, no_steps)
-        for line in lines:
+        for line in explain_files(args, report, memo):
             say(line)
     return code
 
@@ -693,6 +710,37 @@ def file_head(name: str) -> bytes:
             return next(chunks, b"")[:4096]
     except (OSError, ValueError):
         return b""
+
+
+def explain_files(args: argparse.Namespace, report: Report,
+                  memo: StepMemo | None) -> list[str]:
+    """The --explain lines of request --check.  A proof was checked as it was
+    read (``memo`` holds the steps to name); to say whether it checks with
+    lenient deletions the proof is read again whole, when it is a file."""
+    if memo is None:        # a sat claim
+        return explain_lines(report, no_steps)
+    if not worth_lenient(report):
+        return explain_lines(report, memo.step_of, memo.where)
+    if not os.path.isfile(args.proof):
+        return [*explain_lines(report, memo.step_of, memo.where),
+                "explain: the proof came from a pipe and cannot be read again: to see "
+                "whether it checks with lenient deletions, as drat-trim reads them, run "
+                "the check again with --deletions lenient"]
+    limits = limits_from(args)
+    try:
+        parsed = parse_files(args.cnf, args.proof, None, limits, args.max_input_bytes)
+    except (CheckError, DimacsError, OSError):
+        # Past the failing step the proof passes a limit or is malformed.
+        return [*explain_lines(report, memo.step_of, memo.where),
+                "explain: the proof cannot be read whole within the limits: to see "
+                "whether it checks with lenient deletions, run the check again with "
+                "--deletions lenient"]
+    proof = cast("ProofArrays", parsed[1])
+    explanation = explanation_of(
+        report, lambda s: request_step(*proof, s),
+        lambda: run_parsed(parsed, args.engine, limits, None, "lenient"), parsed[0][1:],
+        memo.where)
+    return list(explanation.lines)
 
 
 def no_steps(step: int) -> Mapping[str, Sequence[float]]:     # a sat claim has no steps
@@ -773,14 +821,14 @@ def command_batch(args: argparse.Namespace) -> int:
     try:
         if args.scheduler is not None:
             outcome, lost = batch_on_cluster(args.scheduler, stream, progress, args.engine,
-                                             limits, manifest)
+                                             limits, manifest, args.deletions)
             if outcome is None:
                 return EXIT_REJECTED
         else:
             outcome = run_batch(stream, sys.stdout, engine=args.engine, limits=limits,
                                 jobs=jobs, progress=progress, worker_memory=memory,
                                 max_line_bytes=request_cap(args, limits),
-                                manifest=manifest)
+                                manifest=manifest, deletions=args.deletions)
     finally:
         progress.close()
         if args.file != "-":
@@ -809,8 +857,9 @@ def command_batch(args: argparse.Namespace) -> int:
 
 
 def batch_on_cluster(scheduler: str, stream: IO[bytes], progress: Progress,
-                     engine: EngineName, limits: Limits,
-                     manifest: str | None) -> tuple[BatchOutcome | None, str | None]:
+                     engine: EngineName, limits: Limits, manifest: str | None,
+                     deletions: Deletions = "strict",
+                     ) -> tuple[BatchOutcome | None, str | None]:
     """``batch --scheduler``: (the outcome, or None when the cluster could not run
     the batch, said on stderr; the words for a scheduler lost mid-batch)."""
     from .dask import ClusterError, connect
@@ -826,7 +875,8 @@ def batch_on_cluster(scheduler: str, stream: IO[bytes], progress: Progress,
         return None, None
     try:
         outcome = run_on_cluster(stream, sys.stdout, client=client, engine=engine,
-                                 limits=limits, manifest=manifest, progress=progress)
+                                 limits=limits, manifest=manifest, progress=progress,
+                                 deletions=deletions)
     except ClusterError as err:
         say(str(err))
         return None, None

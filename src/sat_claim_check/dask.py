@@ -50,6 +50,7 @@ from ._batch import (
     failed_line,
     numbered_lines,
 )
+from ._check import lenient_deletions
 from ._codes import EXIT_REJECTED
 from ._engine import resolve
 from ._envelope import line_id
@@ -59,7 +60,7 @@ from .errors import InvalidInput
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from ._types import EngineName
+    from ._types import Deletions, EngineName
     from .limits import Limits
 
 __all__ = ["CHUNK_BYTES", "CHUNK_LINES", "KINDS", "RETRIES", "ClusterError", "ClusterOutcome",
@@ -209,7 +210,7 @@ def run_batch(stream: IO[bytes], out: IO[str], *, client: Any, engine: EngineNam
               limits: Limits | None = None, manifest: str | None = None,
               progress: Progress | None = None, chunk_lines: int = CHUNK_LINES,
               chunk_bytes: int = CHUNK_BYTES, window: int | None = None,
-              retries: int = RETRIES) -> ClusterOutcome:
+              retries: int = RETRIES, deletions: Deletions = "strict") -> ClusterOutcome:
     """Check every line of ``stream`` (binary) on the cluster of ``client`` (a
     ``distributed.Client``), writing one line each to ``out``, in input order:
     what ``batch --scheduler`` does, with its guarantees (module docstring).
@@ -222,9 +223,10 @@ def run_batch(stream: IO[bytes], out: IO[str], *, client: Any, engine: EngineNam
     main thread).  Returns a ClusterOutcome: ``counts`` (lines written: valid,
     not valid, rejected, failed), ``signal``, ``read_error``, ``write_error``
     and ``lost``.  Raises ClusterError before any line when the workers do not
-    match (``check_workers``).
+    match (``check_workers``).  ``deletions`` as for ``run``.
     """
     _require()
+    lenient_deletions(deletions)        # ValueError before any line
     threads = check_workers(client, engine)
     window = max(2, 3 * threads) if window is None else max(1, window)
     if progress is None:
@@ -234,7 +236,8 @@ def run_batch(stream: IO[bytes], out: IO[str], *, client: Any, engine: EngineNam
         output = _Output(out, progress, signals)
         outcome = ClusterOutcome(output.counts)
         try:
-            _check_on_cluster(client, chunks, output, window, engine, limits, manifest, retries)
+            _check_on_cluster(client, chunks, output, window, engine, limits, manifest, retries,
+                              deletions)
         except _WriteFailed as exc:
             outcome.write_error = exc.error
         except _Lost as exc:
@@ -246,7 +249,7 @@ def run_batch(stream: IO[bytes], out: IO[str], *, client: Any, engine: EngineNam
 
 def _check_on_cluster(client: Any, chunks: _Chunks, output: _Output, window: int,
                       engine: EngineName, limits: Limits | None, manifest: str | None,
-                      retries: int) -> None:
+                      retries: int, deletions: Deletions) -> None:
     from distributed import as_completed
 
     tasks: dict[Any, list[Numbered]] = {}   # future -> its numbered lines
@@ -258,7 +261,7 @@ def _check_on_cluster(client: Any, chunks: _Chunks, output: _Output, window: int
     suspects: deque[Numbered] = deque()
 
     def submit(lines: list[Numbered]) -> None:
-        future = client.submit(check_lines, engine, limits, lines, None, manifest,
+        future = client.submit(check_lines, engine, limits, lines, None, manifest, deletions,
                                pure=False, retries=retries)
         tasks[future] = lines
         finished.add(future)
@@ -334,7 +337,8 @@ def _failure(exc: BaseException | None) -> str:
 # -- dask.bag -------------------------------------------------------------------
 
 def check_bag(bag: Any, *, engine: EngineName = "auto", limits: Limits | None = None,
-              manifest: str | os.PathLike[str] | None = None, kinds: bool = False) -> Any:
+              manifest: str | os.PathLike[str] | None = None, kinds: bool = False,
+              deletions: Deletions = "strict") -> Any:
     """A ``dask.bag.Bag`` of the output lines (str, no newline) of ``bag``'s
     elements, one each, in order, as ``batch`` writes them.
 
@@ -344,7 +348,7 @@ def check_bag(bag: Any, *, engine: EngineName = "auto", limits: Limits | None = 
     ``manifest`` (a directory, against which relative paths are resolved)
     elements are manifest lines or entries.  An error object's ``"line"`` is
     the element's 1-based position in the bag.  With ``kinds`` the elements
-    are (kind, line) pairs, kind one of KINDS.
+    are (kind, line) pairs, kind one of KINDS.  ``deletions`` as for ``run``.
 
     Each partition is checked as one task: size partitions as chunks (the
     module's CHUNK_LINES).  A task that keeps killing workers fails the
@@ -352,6 +356,7 @@ def check_bag(bag: Any, *, engine: EngineName = "auto", limits: Limits | None = 
     is the way that isolates such a line.
     """
     _require()
+    lenient_deletions(deletions)
     import dask
     import dask.bag as db
 
@@ -361,7 +366,7 @@ def check_bag(bag: Any, *, engine: EngineName = "auto", limits: Limits | None = 
     offset: Any = 0         # elements before the partition: a Delayed after the first
     for part in parts:
         checked.append(dask.delayed(_check_partition, pure=True)(
-            part, offset, engine, limits, base, kinds))
+            part, offset, engine, limits, base, kinds, deletions))
         offset = dask.delayed(_after, pure=True)(offset, part)
     return db.from_delayed(checked)
 
@@ -372,7 +377,7 @@ def _after(offset: int, part: list[Any]) -> int:
 
 def _check_partition(part: Iterable[Any], offset: int, engine: EngineName,
                      limits: Limits | None, manifest: str | None,
-                     kinds: bool) -> list[Any]:
+                     kinds: bool, deletions: Deletions = "strict") -> list[Any]:
     out: list[Any] = []
     for number, element in enumerate(part, offset + 1):
         try:
@@ -382,7 +387,7 @@ def _check_partition(part: Iterable[Any], offset: int, engine: EngineName,
             error["line"] = number
             kind, text = EXIT_REJECTED, dumps(error)
         else:
-            kind, text = check_one(engine, limits, number, line, manifest)
+            kind, text = check_one(engine, limits, number, line, manifest, deletions)
         out.append((KINDS[kind], text) if kinds else text)
     return out
 

@@ -51,7 +51,7 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any, Callable, Union, cast
 
 from . import _bounds, _codes
-from ._check import Report, checked_progress, contract_limits, run_validated
+from ._check import Report, checked_progress, contract_limits, lenient_deletions, run_validated
 from ._checker import Checker
 from ._engine import resolve, scanner
 from ._tokens import int32
@@ -62,7 +62,16 @@ from .limits import Limits
 if TYPE_CHECKING:
     from array import array
 
-    from ._types import CnfArrays, DrupPart, EngineName, Parsed, Progress, ProofArrays, Reading
+    from ._types import (
+        CnfArrays,
+        Deletions,
+        DrupPart,
+        EngineName,
+        Parsed,
+        Progress,
+        ProofArrays,
+        Reading,
+    )
 
 __all__ = ["DimacsError", "request_from_dimacs", "request_from_files",
            "run_dimacs", "run_files"]
@@ -459,29 +468,29 @@ def run_dimacs(cnf_text: str | bytes,
                proof: str | bytes | list[str] | tuple[str, ...] | None = None,
                model: str | bytes | None = None, *,
                engine: EngineName = "auto", limits: Limits | None = None,
-               progress: Progress | None = None) -> Report:
+               progress: Progress | None = None, deletions: Deletions = "strict") -> Report:
     """Check DIMACS/DRUP/model text; return a Report, like run(request_from_dimacs(...)).
 
     The request is never built as Python lists: the parsed arrays go through
     the same limits and range rules as ``check`` (docs/semantics.md,
-    "Validation order") and then to the engine.  ``engine``, ``limits`` and
-    ``progress`` are as for ``run``.  Raises DimacsError on malformed text and
-    CheckError on a rejected request.
+    "Validation order") and then to the engine.  ``engine``, ``limits``,
+    ``progress`` and ``deletions`` are as for ``run``.  Raises DimacsError on
+    malformed text and CheckError on a rejected request.
     """
     _check_texts(proof, model)
     return run_parsed(_parse_texts(cnf_text, proof, model, None, None, None), engine, limits,
-                      progress)
+                      progress, deletions)
 
 
 def run_files(cnf_path: _Path, proof_path: _Path | None = None,
               model_path: _Path | None = None, *, engine: EngineName = "auto",
               limits: Limits | None = None, progress: Progress | None = None,
-              max_bytes: int | None = None,
-              reading: Reading | None = None) -> Report:
+              max_bytes: int | None = None, reading: Reading | None = None,
+              deletions: Deletions = "strict") -> Report:
     """run_dimacs() on files (gzip read transparently): return a Report.
 
-    The way to check big proofs.  ``engine``, ``limits`` and ``progress`` are
-    as for ``run``.  The CNF (or model) file is read within the limits (see
+    The way to check big proofs.  ``engine``, ``limits``, ``progress`` and
+    ``deletions`` are as for ``run``.  The CNF (or model) file is read within the limits (see
     ``parse_files``).  The proof is checked as it is read, in stream order
     (a ``Checker`` fed part by part): memory follows the live clauses, not the
     length of the proof, a named pipe or ``/dev/stdin`` is checked while its
@@ -495,24 +504,25 @@ def run_files(cnf_path: _Path, proof_path: _Path | None = None,
     _check_texts(proof_path, model_path)
     if proof_path is None:
         parsed = parse_files(cnf_path, proof_path, model_path, limits, max_bytes)
-        return run_parsed(parsed, engine, limits, progress)
+        return run_parsed(parsed, engine, limits, progress, deletions)
     return check_files(cnf_path, proof_path, engine=engine, limits=limits, progress=progress,
-                       max_bytes=max_bytes, reading=reading)
+                       max_bytes=max_bytes, reading=reading, deletions=deletions)
 
 
 def check_files(cnf_path: _Path, proof_path: _Path, *, engine: EngineName = "auto",
                 limits: Limits | None = None, progress: Progress | None = None,
                 max_bytes: int | None = None, reading: Reading | None = None,
-                memo: StepMemo | None = None) -> Report:
+                memo: StepMemo | None = None, deletions: Deletions = "strict") -> Report:
     """run_files() for an unsat claim, the proof checked as it is read; ``memo``
     keeps the steps ``--explain`` names."""
     limits = contract_limits(limits)
     progress = checked_progress(progress)
+    lenient_deletions(deletions)    # a bad value fails before any reading
     resolve(engine)     # an engine that is not built fails before any reading
     num_vars, offsets, lits = _read_cnf(
         cnf_path, limits, _bounds.cnf_bytes(limits) if max_bytes is None else max_bytes)
     checker = Checker._from_arrays(num_vars, offsets, lits, engine=engine, limits=limits,
-                                   progress=progress)
+                                   deletions=deletions, progress=progress)
     check_stream(checker, proof_path,
                  _bounds.proof_bytes(limits) if max_bytes is None else max_bytes,
                  progress=progress, reading=reading, memo=memo)
@@ -520,14 +530,16 @@ def check_files(cnf_path: _Path, proof_path: _Path, *, engine: EngineName = "aut
 
 
 def run_parsed(parsed: Parsed, engine: EngineName = "auto", limits: Limits | None = None,
-               progress: Progress | None = None) -> Report:
-    """Check what ``parse_files`` returned; a Report, or raise CheckError."""
+               progress: Progress | None = None, deletions: Deletions = "strict") -> Report:
+    """Check what ``parse_files`` returned; a Report, or raise CheckError.
+    ``deletions`` as for ``run``."""
     limits = contract_limits(limits)
     progress = checked_progress(progress)
+    lenient = lenient_deletions(deletions)
     name, module = resolve(engine)
     (num_vars, offsets, lits), proof, model = parsed
     v = validate_arrays(num_vars, offsets, lits, proof=proof, assignment=model, limits=limits)
-    return run_validated(v, name, module, limits, progress)
+    return run_validated(v, name, module, limits, progress, lenient)
 
 
 # -- checking a proof as it is read ------------------------------------------------

@@ -33,3 +33,5 @@ def misuse() -> None:
     dimacs.request_from_dimacs("p cnf 0 0\n", proof=[0])  # type: ignore[list-item]
     dimacs.run_dimacs("p cnf 0 0\n", proof="0\n", engine="c")  # type: ignore[arg-type]
     dimacs.request_from_files("a.cnf").upper()  # type: ignore[attr-defined]
+    scc.run(REQUEST, deletions="loose")  # type: ignore[arg-type]
+    scc.explain(REQUEST).lines = ()  # type: ignore[misc]

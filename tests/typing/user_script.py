@@ -106,3 +106,17 @@ def with_pysat(clauses: list[list[int]]) -> bool | None:
         solver.solve()
         again = request_from_solver(solver, (2, clauses))
     return check_one(request) and check_one(again)
+
+
+def lenient_and_explain(request: dict[str, Any]) -> list[str]:
+    reading: scc.Deletions = "lenient"
+    report: scc.Report = scc.run(request, deletions=reading)
+    ignored: tuple[int, ...] = report.ignored_deletions
+    result: scc.Result = scc.check(request, deletions="strict")
+    checker = scc.Checker(request["cnf"], deletions="lenient")
+    files: scc.Report = dimacs.run_files("f.cnf", "f.drup", deletions="lenient")
+    explanation: scc.Explanation = scc.explain(request, engine="reference")
+    strict: scc.Report = explanation.strict
+    lenient: scc.Report | None = explanation.lenient
+    print(ignored, result, checker.finish(), files, strict, lenient)
+    return list(explanation.lines)
