@@ -1,6 +1,6 @@
 # The compiled scanner's public surface: the same functions as its pure twin
 # (_parse_py), with the same signatures and answers.
-from ._types import CnfScan, DrupScan
+from ._types import BinaryScan, CnfScan, DrupScan
 
 def parse_cnf(data: bytes, max_vars: int = -1, max_clauses: int = -1,
               max_lits: int = -1) -> CnfScan:
@@ -9,3 +9,13 @@ def parse_cnf(data: bytes, max_vars: int = -1, max_clauses: int = -1,
 
 def parse_drup(data: bytes, max_steps: int = -1, max_lits: int = -1) -> DrupScan:
     """DRUP bytes -> (code, line, token, value, kinds, offsets, lits)."""
+
+class BinaryDrupStream:
+    """Binary DRUP bytes, in chunks cut anywhere, into the arrays of parse_drup."""
+
+    def __init__(self) -> None: ...
+    @property
+    def open_literals(self) -> int:
+        """The literals of the step still open after the last call."""
+    def scan(self, data: bytes | bytearray | memoryview, final: bool) -> BinaryScan:
+        """The next bytes -> (code, where, token, value, kinds, offsets, lits)."""

@@ -202,3 +202,107 @@ def _scan(data: bytes, cnf: bool, max_vars: int, max_steps: int, max_lits: int) 
             return fail(ERR_CLAUSE_COUNT, header_line, None, len(offsets) - 1)
         return OK, 0, None, 0, num_vars, num_clauses, offsets, lits
     return OK, 0, None, 0, kinds, offsets, lits
+
+
+# -- binary DRUP, as a stream ---------------------------------------------------
+
+if TYPE_CHECKING:
+    from ._types import BinaryScan
+
+_MAX_INT_BYTES = 5          # 35 bits: room for any u <= 2^32 - 1
+_MAX_U = 2**32 - 1          # u = 2|l| + (l < 0) with |l| <= 2^31 - 1
+
+
+class BinaryDrupStream:
+    """Binary DRUP bytes, in chunks cut anywhere, into the arrays of ``parse_drup``.
+
+    The twin of ``_parse_c.BinaryDrupStream``; the encoding and its errors are
+    described in ``csrc/binary_scan.h``.  ``scan(data, final)`` takes the next
+    bytes of the stream (any buffer) and returns ``(code, where, token, value,
+    kinds, offsets, lits)`` for the steps completed during this call
+    (``offsets`` starts at 0 each call).  ``code`` is ``SCAN_OK``,
+    ``SCAN_ERR_TOKEN`` (a byte other than 'a'/'d' where a step starts, or a
+    literal encoded as u = 1, "-0"), ``SCAN_ERR_INT_RANGE`` (an integer of more
+    than 5 bytes or above 2^32 - 1) or ``SCAN_ERR_UNTERMINATED`` (``final`` and
+    a step still open).  ``where`` is the 0-based byte offset in the whole
+    stream of the offending byte, integer or step (after ``SCAN_OK``: the
+    number of bytes read so far); ``token`` the offending bytes or None;
+    ``value`` the offending integer u, or 0.  On an error the arrays hold the
+    steps completed before it in this call.  After an error or a ``final``
+    call, ``scan`` raises RuntimeError.  ``open_literals`` is the number of
+    literals of the step still open (kept for the next call).
+    """
+
+    open_literals: int
+
+    def __init__(self) -> None:
+        self.open_literals = 0
+        self._pending = array("i")    # the open step's literals
+        self._pos = 0                 # stream offset of the next byte
+        self._open = False
+        self._kind = 0
+        self._step_start = 0
+        self._int = bytearray()       # the partial integer's bytes
+        self._int_start = 0
+        self._ended = False
+
+    def scan(self, data: bytes | bytearray | memoryview, final: bool) -> BinaryScan:
+        if self._ended:
+            raise RuntimeError("the binary proof stream has ended (an error or the final chunk)")
+        kinds = array("b")
+        offsets = array("i", [0])
+        lits = self._pending
+        base = self._pos
+        is_open, kind, part = self._open, self._kind, self._int
+        code, where, token, value = OK, 0, None, 0
+        buf = bytes(data)
+        for i, b in enumerate(buf):
+            if not is_open:
+                if b != 0x61 and b != 0x64:      # 'a', 'd'
+                    code, where, token = ERR_TOKEN, base + i, bytes([b])
+                    break
+                is_open, kind = True, int(b == 0x64)
+                self._step_start = base + i
+                continue
+            if not part:
+                self._int_start = base + i
+            part.append(b)
+            if b & 0x80:
+                if len(part) == _MAX_INT_BYTES:
+                    code, where, token = ERR_INT_RANGE, self._int_start, bytes(part)
+                    value = _leb128(part)
+                    break
+                continue
+            u = _leb128(part)
+            if u > _MAX_U:
+                code, where, token, value = ERR_INT_RANGE, self._int_start, bytes(part), u
+                break
+            if u == 1:
+                code, where, token, value = ERR_TOKEN, self._int_start, bytes(part), 1
+                break
+            part.clear()
+            if u == 0:                       # the end of the step
+                offsets.append(len(lits))
+                kinds.append(kind)
+                is_open = False
+            else:
+                lits.append(-(u >> 1) if u & 1 else u >> 1)
+        else:
+            self._pos = base + len(buf)
+            if final and is_open:
+                code, where = ERR_UNTERMINATED, self._step_start
+            else:
+                where = self._pos
+        if code != OK or final:
+            self._ended = True
+        self._open, self._kind = is_open, kind
+        done = offsets[-1]
+        self._pending = lits[done:]
+        del lits[done:]
+        self.open_literals = len(self._pending)
+        return code, where, token, value, kinds, offsets, lits
+
+
+def _leb128(part: bytearray) -> int:
+    """The unsigned LEB128 value of the bytes (7 bits each, lowest first)."""
+    return sum((b & 0x7F) << (7 * k) for k, b in enumerate(part))

@@ -76,6 +76,9 @@ if TYPE_CHECKING:
     # (code, line, token, value, kinds, offsets, lits), arrays as for CnfScan.
     DrupScan = tuple[int, int, Optional[bytes], int,
                      Optional[array[int]], Optional[array[int]], Optional[array[int]]]
+    # (code, where, token, value, kinds, offsets, lits) of a BinaryDrupStream
+    # scan: the steps completed in one call, also before an error.
+    BinaryScan = tuple[int, int, Optional[bytes], int, array[int], array[int], array[int]]
 
     class KernelObject(Protocol):
         """A ``Kernel`` of either engine (``_engine_py``, ``_engine_c``)."""
@@ -116,6 +119,15 @@ if TYPE_CHECKING:
 
         def unique_keys(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]: ...
 
+    class BinaryDrupStreamObject(Protocol):
+        """A ``BinaryDrupStream`` of either scanner (``_parse_py``, ``_parse_c``)."""
+
+        @property
+        def open_literals(self) -> int: ...
+
+        def scan(self, data: Union[bytes, bytearray, memoryview],
+                 final: bool) -> BinaryScan: ...
+
     class ScannerModule(Protocol):
         """``_parse_py`` and ``_parse_c``."""
 
@@ -124,6 +136,8 @@ if TYPE_CHECKING:
 
         def parse_drup(self, data: bytes, max_steps: int = ...,
                        max_lits: int = ...) -> DrupScan: ...
+
+        def BinaryDrupStream(self) -> BinaryDrupStreamObject: ...
 
     # What the request reader returns when it accepts JSON text: (claim, num_vars,
     # clause_offsets, clause_lits, assignment, step_kinds, step_offsets,
