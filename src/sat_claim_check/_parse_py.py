@@ -256,16 +256,31 @@ class BinaryDrupStream:
         is_open, kind, part = self._open, self._kind, self._int
         code, where, token, value = OK, 0, None, 0
         buf = bytes(data)
-        for i, b in enumerate(buf):
+        i, n = 0, len(buf)
+        while i < n:
+            if not is_open:
+                # A run of whole steps of short literals, at once (the loop
+                # below reads the same bytes the same way, one at a time).
+                run = _SHORT_STEPS.match(buf, i)
+                if run:
+                    for step in run.group().split(b"\x00")[:-1]:
+                        lits.extend([_SHORT_LITS.get(t) or _short_literal(t)
+                                     for t in _INTEGERS.findall(step, 1)])
+                        offsets.append(len(lits))
+                        kinds.append(step[0] == 0x64)
+                    i = run.end()
+                    continue
+            b = buf[i]
+            i += 1
             if not is_open:
                 if b != 0x61 and b != 0x64:      # 'a', 'd'
-                    code, where, token = ERR_TOKEN, base + i, bytes([b])
+                    code, where, token = ERR_TOKEN, base + i - 1, bytes([b])
                     break
                 is_open, kind = True, int(b == 0x64)
-                self._step_start = base + i
+                self._step_start = base + i - 1
                 continue
             if not part:
-                self._int_start = base + i
+                self._int_start = base + i - 1
             part.append(b)
             if b & 0x80:
                 if len(part) == _MAX_INT_BYTES:
@@ -303,6 +318,21 @@ class BinaryDrupStream:
         return code, where, token, value, kinds, offsets, lits
 
 
-def _leb128(part: bytearray) -> int:
+# Whole steps whose integers have 1 to 4 bytes (no redundant zero group) and
+# are neither 0 nor 1: no error is possible in them.
+_SHORT_STEPS = re.compile(rb"(?:[ad](?:[\x02-\x7f]|[\x80-\xff]{1,3}[\x01-\x7f])*\x00)+")
+_INTEGERS = re.compile(rb"[\x80-\xff]*[\x00-\x7f]")
+_SHORT_LITS: dict[bytes, int] = {}      # the literal of each integer's bytes, as met
+
+
+def _short_literal(integer: bytes) -> int:
+    u = _leb128(integer)
+    lit = -(u >> 1) if u & 1 else u >> 1
+    if len(_SHORT_LITS) < 1 << 16:
+        _SHORT_LITS[integer] = lit
+    return lit
+
+
+def _leb128(part: bytes | bytearray) -> int:
     """The unsigned LEB128 value of the bytes (7 bits each, lowest first)."""
     return sum((b & 0x7F) << (7 * k) for k, b in enumerate(part))
