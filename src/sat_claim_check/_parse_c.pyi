@@ -14,3 +14,13 @@ class DrupTextStream:
     """DRUP text scanned in parts, as it arrives."""
     def __init__(self) -> None: ...
     def scan(self, data: bytes | bytearray | memoryview, final: bool) -> DrupPart: ...
+
+class BinaryDrupStream:
+    """Binary DRUP bytes, in chunks cut anywhere, into the arrays of parse_drup."""
+
+    def __init__(self) -> None: ...
+    @property
+    def open_literals(self) -> int:
+        """The literals of the step still open after the last call."""
+    def scan(self, data: bytes | bytearray | memoryview, final: bool) -> DrupPart:
+        """The next bytes -> (code, where, token, value, kinds, offsets, lits, starts)."""

@@ -85,8 +85,9 @@ if TYPE_CHECKING:
     DrupScan = tuple[int, int, Optional[bytes], int,
                      Optional[array[int]], Optional[array[int]], Optional[array[int]]]
     # A part of a proof scanned as it arrives: (code, line, token, value, kinds,
-    # offsets, lits, lines), the arrays always given, lines the 1-based line (or,
-    # for a binary proof, the byte offset) where each step starts.
+    # offsets, lits, lines), the arrays always given, lines the 1-based line
+    # where each step starts.  For a binary proof, line is the byte offset of
+    # the error (0-based) and lines the byte offsets of the steps.
     DrupPart = tuple[int, int, Optional[bytes], int,
                      array[int], array[int], array[int], array[int]]
 
@@ -143,8 +144,11 @@ if TYPE_CHECKING:
         @property
         def DrupTextStream(self) -> "type[DrupStream]": ...
 
+        @property
+        def BinaryDrupStream(self) -> "type[DrupStream]": ...
+
     class DrupStream(Protocol):
-        """A proof scanned in parts (``DrupTextStream``)."""
+        """A proof scanned in parts (``DrupTextStream``, ``BinaryDrupStream``)."""
 
         def scan(self, data: Union[bytes, bytearray, memoryview], final: bool) -> DrupPart: ...
 
