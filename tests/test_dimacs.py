@@ -120,7 +120,7 @@ def test_drup_literals_above_num_vars_are_left_to_the_contract(parser):
     ("c\nd1 2 0\n", 2, "'d1' is not an integer (write 'd' and the literals apart"),
     ("p cnf 1 1\n", 1, "'p' is not an integer"),
     ("1 0\n-2147483648 0\n", 2, "out of the 32-bit range"),
-    ("a 1 0\n", 1, "'a' is not an integer"),
+    ("1 0\nb 1 0\n", 2, "'b' is not an integer"),     # ("a 1 0" reads as binary DRUP)
     ("1 2 0 x\n", 1, "'x' is not an integer"),
 ])
 def test_drup_errors_name_the_line(parser, proof, line, message):
@@ -151,7 +151,7 @@ def test_gzip_files_are_read_transparently(tmp_path):
     assert request_from_files(cnf, proof) == {
         "cnf": {"num_vars": 1, "clauses": [[1], [-1]]}, "claim": "unsat", "proof": [{"add": []}]}
     proof.write_bytes(gzip.compress(b"0\n")[:-4])
-    with pytest.raises(DimacsError, match="cannot decompress"):
+    with pytest.raises(DimacsError, match="truncated gzip data"):
         request_from_files(cnf, proof)
 
 

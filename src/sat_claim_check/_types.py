@@ -30,6 +30,9 @@ Deletions = Literal["strict", "lenient"]
 # ignored, and an exception it raises stops the check.
 Progress = Callable[[int, int], object]
 
+# How a proof file is read: told by its first bytes, or forced.
+ProofFormat = Literal["auto", "text", "binary"]
+
 # The ``reading=`` callback of run_files: reading(bytes_read, total_bytes), the
 # total None when it is not known (a pipe).
 Reading = Callable[[int, Optional[int]], object]

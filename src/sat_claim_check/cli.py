@@ -44,6 +44,7 @@ from ._outcome import Outcome, check_validated
 from ._progress import ProgressLine
 from ._validate import request_step, validated_from_text
 from .dimacs import (
+    PROOF_FORMATS,
     DimacsError,
     StepMemo,
     check_files,
@@ -351,14 +352,19 @@ def build_parser() -> argparse.ArgumentParser:
         description=REQUEST_DESCRIPTION, epilog=REQUEST_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     request.add_argument("--cnf", required=True, metavar="FILE.cnf",
-                         help="the formula, DIMACS CNF (.gz is read transparently)")
+                         help="the formula, DIMACS CNF; files compressed with gzip, xz or "
+                              "bz2 are read transparently, and - is standard input (for "
+                              "one of --cnf, --proof, --model)")
     which = request.add_mutually_exclusive_group(required=True)
     which.add_argument("--proof", metavar="FILE.drup",
-                       help="a DRUP proof: the claim is unsat (with --check, also a named "
-                            "pipe, or - for standard input)")
+                       help="a DRUP proof, text or binary: the claim is unsat (also a "
+                            "named pipe; with --check it is checked as it is read)")
     which.add_argument("--model", metavar="FILE",
                        help="solver output ('s SATISFIABLE', 'v ... 0' lines) or a literal "
                             "list: the claim is sat")
+    request.add_argument("--proof-format", choices=PROOF_FORMATS, default="auto",
+                         help="text or binary DRUP; auto (the default) tells them apart by "
+                              "the first bytes, as drat-trim does")
     request.add_argument("--check", action="store_true",
                          help="check the request at once and write the result instead "
                               "(exit codes as for check)")
@@ -622,6 +628,9 @@ def command_check(args: argparse.Namespace) -> int:
 
 
 def command_request(args: argparse.Namespace) -> int:
+    if [args.cnf, args.proof, args.model].count("-") > 1:
+        say("only one of --cnf, --proof and --model can be - (standard input)")
+        return EXIT_REJECTED
     if args.explain and not args.check:
         say("--explain needs --check: without --check, request only writes the request "
             "(add --check to check it and explain the verdict)")
@@ -636,7 +645,8 @@ def command_request(args: argparse.Namespace) -> int:
             report = run_parsed(parsed, args.engine, limits, position, args.deletions)
         else:
             text = dumps(request_from_files(args.cnf, args.proof, args.model, limits=limits,
-                                            max_bytes=args.max_input_bytes))
+                                            max_bytes=args.max_input_bytes,
+                                            proof_format=args.proof_format))
     except (DimacsError, OSError) as err:
         return reading_failed(args, err)
     except CheckError as err:
@@ -654,12 +664,11 @@ def check_proof_files(args: argparse.Namespace) -> int:
     position = Position(args.progress)
     limits = limits_from(args)
     memo = StepMemo(args.proof) if args.explain else None
-    proof = "/dev/stdin" if args.proof == "-" else args.proof
     try:
         report: Report | CheckError = check_files(
-            args.cnf, proof, engine=args.engine, limits=limits, progress=position,
+            args.cnf, args.proof, engine=args.engine, limits=limits, progress=position,
             max_bytes=args.max_input_bytes, reading=position.line.bytes, memo=memo,
-            deletions=args.deletions)
+            deletions=args.deletions, proof_format=args.proof_format)
     except KeyboardInterrupt:
         return position.interrupted(None)
     except (DimacsError, OSError) as err:
@@ -728,7 +737,8 @@ def explain_files(args: argparse.Namespace, report: Report,
                 "the check again with --deletions lenient"]
     limits = limits_from(args)
     try:
-        parsed = parse_files(args.cnf, args.proof, None, limits, args.max_input_bytes)
+        parsed = parse_files(args.cnf, args.proof, None, limits, args.max_input_bytes,
+                             args.proof_format)
     except (CheckError, DimacsError, OSError):
         # Past the failing step the proof passes a limit or is malformed.
         return [*explain_lines(report, memo.step_of, memo.where),

@@ -40,28 +40,26 @@ described in docs/semantics.md.
 from __future__ import annotations
 
 import contextlib
-import gzip
 import os
 import queue
 import re
-import stat
 import threading
-import zlib
-from collections.abc import Generator
+from array import array
+from bisect import bisect_right
+from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING, Any, Callable, Union, cast
 
-from . import _bounds, _codes
+from . import _bounds, _codes, _source
 from ._check import Report, checked_progress, contract_limits, lenient_deletions, run_validated
 from ._checker import Checker
 from ._engine import resolve, scanner
+from ._sniff import SNIFF_BYTES, looks_binary
 from ._tokens import int32
 from ._validate import check_size, proof_steps, validate_arrays
 from .errors import LimitExceeded
 from .limits import Limits
 
 if TYPE_CHECKING:
-    from array import array
-
     from ._types import (
         CnfArrays,
         Deletions,
@@ -70,6 +68,7 @@ if TYPE_CHECKING:
         Parsed,
         Progress,
         ProofArrays,
+        ProofFormat,
         Reading,
     )
 
@@ -78,7 +77,6 @@ __all__ = ["DimacsError", "request_from_dimacs", "request_from_files",
 
 _scanner = scanner()
 _INTEGER = re.compile(rb"-?[0-9]+")          # a model literal
-_GZIP_MAGIC = b"\x1f\x8b"
 _Path = Union[str, "os.PathLike[str]"]
 
 
@@ -86,13 +84,16 @@ class DimacsError(ValueError):
     """Malformed DIMACS, DRUP or model text.
 
     ``file`` is the file name when known (else None), ``line`` the 1-based
-    line (None when the fault is not on one line), ``message`` the rest.
+    line (None when the fault is not on one line), ``offset`` the 0-based
+    byte offset in a binary proof (else None), ``message`` the rest.
     """
 
-    def __init__(self, message: str, file: str | None = None, line: int | None = None) -> None:
+    def __init__(self, message: str, file: str | None = None, line: int | None = None,
+                 offset: int | None = None) -> None:
         self.message = message
         self.file = file
         self.line = line
+        self.offset = offset
         super().__init__(self._text())
 
     def _text(self) -> str:
@@ -101,6 +102,8 @@ class DimacsError(ValueError):
             where.append(str(self.file))
         if self.line is not None:
             where.append(f"line {self.line}" if self.file is None else str(self.line))
+        if self.offset is not None:
+            where.append(f"byte {self.offset}")
         return (":".join(where) + ": " if where else "") + self.message
 
 
@@ -119,6 +122,21 @@ def _as_bytes(text: object, what: str) -> bytes:
 def _show(token: bytes) -> str:
     text = token.decode("utf-8", "backslashreplace")
     return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
+def _binary_error(code: int, offset: int, token: bytes | None, value: int,
+                  file: str | None) -> DimacsError:
+    """The DimacsError of a binary DRUP proof's scanner code, at a byte offset."""
+    if code == _codes.SCAN_ERR_TOKEN and value == 1:
+        message = "the integer 1 (a literal '-0') in a binary step"
+    elif code == _codes.SCAN_ERR_TOKEN:
+        message = (f"byte {_show(token or b'')} where a binary step starts: expected 'a' "
+                   "(an addition) or 'd' (a deletion)")
+    elif code == _codes.SCAN_ERR_INT_RANGE:
+        message = "a binary literal out of the 32-bit range of DIMACS (or longer than 5 bytes)"
+    else:
+        message = "the binary step starting here has no terminating 0 before the end"
+    return DimacsError(f"proof (binary): {message}", file, offset=offset)
 
 
 def _error(code: int, line: int, token: bytes | None, value: int, file: str | None, what: str,
@@ -168,13 +186,46 @@ def cnf_arrays(data: bytes, file: str | None = None) -> CnfArrays:
     return num_vars, offsets, lits
 
 
-def drup_arrays(data: bytes, file: str | None = None) -> ProofArrays:
-    """(kinds, offsets, lits) of DRUP bytes, or raise DimacsError."""
-    code, line, token, value, kinds, offsets, lits = _scanner.parse_drup(data)
+def drup_arrays(data: bytes, file: str | None = None,
+                proof_format: ProofFormat = "auto") -> ProofArrays:
+    """(kinds, offsets, lits) of DRUP bytes, text or binary (``proof_format``:
+    "text", "binary", or "auto": told as ``is_binary_proof`` says), or raise
+    DimacsError."""
+    if _binary(data[:SNIFF_BYTES], proof_format):
+        code, offset, token, value, kinds, offsets, lits, _ = (
+            _scanner.BinaryDrupStream().scan(data, True))
+        if code:
+            raise _binary_error(code, offset, token, value, file)
+        return kinds, offsets, lits
+    code, line, token, value, t_kinds, t_offsets, t_lits = _scanner.parse_drup(data)
     if code:
         raise _error(code, line, token, value, file, "proof")
-    assert kinds is not None and offsets is not None and lits is not None
-    return kinds, offsets, lits
+    assert t_kinds is not None and t_offsets is not None and t_lits is not None
+    return t_kinds, t_offsets, t_lits
+
+
+PROOF_FORMATS = ("auto", "text", "binary")
+
+
+def is_binary_proof(head: bytes) -> bool:
+    """Whether a proof starting with ``head`` (its first 12 bytes after
+    decompression, or all of it when shorter) is read as binary DRUP: by the
+    rule of drat-trim (``_sniff.looks_binary``: docs/semantics.md, "Proof
+    formats and compression"), when it starts with 'a' or 'd', as every binary
+    proof does.  Anything else is text, so that malformed text (a proof of
+    fewer than 2 bytes, "0"; a stray letter) is reported as text."""
+    return len(head) >= 2 and head[:1] in (b"a", b"d") and looks_binary(head)
+
+
+def _binary(head: bytes, proof_format: str) -> bool:
+    _check_format(proof_format)
+    return proof_format == "binary" or (proof_format == "auto" and is_binary_proof(head))
+
+
+def _check_format(proof_format: object) -> None:
+    if proof_format not in PROOF_FORMATS:
+        raise ValueError(f"proof_format must be one of {', '.join(map(repr, PROOF_FORMATS))}, "
+                         f"got {proof_format!r}")
 
 
 def _model(data: bytes, file: str | None = None, max_literals: int = -1) -> list[int]:
@@ -269,17 +320,21 @@ def request_from_dimacs(cnf_text: str | bytes,
 
 def request_from_files(cnf_path: _Path, proof_path: _Path | None = None,
                        model_path: _Path | None = None, *, limits: Limits | None = None,
-                       max_bytes: int | None = None) -> dict[str, Any]:
+                       max_bytes: int | None = None,
+                       proof_format: ProofFormat = "auto") -> dict[str, Any]:
     """request_from_dimacs() on files: return the request, a dict.
 
-    Gzip-compressed files are read transparently.  Raises DimacsError on
+    Files compressed with gzip, xz or bz2 are read transparently, "-" is
+    standard input, and the proof may be text or binary DRUP (``proof_format``
+    "auto": told by its first bytes; or "text", "binary").  Raises DimacsError on
     malformed text (naming the file) and OSError when a file cannot be read.
 
     The files are read within ``limits`` (None: the contract's), as
     ``parse_files`` does: the first limit passed raises its CheckError.
     """
     _check_texts(proof_path, model_path)
-    return _request(*parse_files(cnf_path, proof_path, model_path, limits, max_bytes))
+    return _request(*parse_files(cnf_path, proof_path, model_path, limits, max_bytes,
+                                 proof_format))
 
 
 def _parse_texts(cnf_text: object, proof: object, model: object, cnf_file: str | None,
@@ -299,23 +354,21 @@ _AT_THE_END = (_codes.SCAN_OK, _codes.SCAN_ERR_UNTERMINATED, _codes.SCAN_ERR_CLA
 
 
 def file_chunks(path: _Path) -> Generator[bytes, None, None]:
-    """The file's bytes in chunks, decompressed as they come when it starts
-    with gzip's magic bytes (never the whole file at once).  A chunk is what
-    one read gives (read1), so the bytes of a pipe come as they are written."""
-    with open(path, "rb") as f:
-        if f.peek(2)[:2] != _GZIP_MAGIC:
-            yield from iter(lambda: f.read1(_bounds.CHUNK), b"")
-            return
-        with gzip.GzipFile(fileobj=f) as stream:
-            while True:
-                try:
-                    chunk = stream.read1(_bounds.CHUNK)
-                except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
-                    raise DimacsError(f"cannot decompress gzip data: {exc}",
-                                      os.fspath(path)) from None
-                if not chunk:
-                    return
-                yield chunk
+    """The file's bytes in chunks ("-": standard input), decompressed as they
+    come when they start with the magic bytes of gzip, xz or bz2 (never the
+    whole file at once: ``_source``).  A chunk is what one read gives, so the
+    bytes of a pipe come as they are written.  Compressed data that cannot be
+    read raises DimacsError naming the file."""
+    with _source.chunks(path) as source:
+        try:
+            yield from source
+        except _source.SourceError as exc:
+            raise DimacsError(str(exc), _file_name(path)) from None
+
+
+def _file_name(path: _Path) -> str:
+    """How messages name a file ("-": standard input)."""
+    return "standard input" if isinstance(path, str) and path == "-" else os.fspath(path)
 
 
 def _whole_tokens(buf: bytearray, end: int) -> memoryview:
@@ -395,25 +448,56 @@ def _raise_passed(counts: list[tuple[str, int]], limits: Limits) -> None:
         raise
 
 
-def _read_drup(path: _Path, cnf: tuple[Any, ...], limits: Limits,
-               max_bytes: int) -> tuple[Any, ...]:
-    name = os.fspath(path)
-    result = _read_scanned(path, lambda data: _scanner.parse_drup(
-        data, limits.max_proof_steps, limits.max_proof_literals),
-        _scan_settled, min(limits.max_proof_steps, limits.max_proof_literals), max_bytes,
-        "proof")
-    code, line, token, value, kinds, offsets, lits = result
-    if code == _codes.SCAN_STOPPED:
-        # The steps read so far hold one step or literal too many: validation
-        # rejects them as it would the whole proof (steps, ranges, literals).
-        try:
-            validate_arrays(*cnf, proof=(kinds, offsets, lits), limits=limits)
-        except LimitExceeded as err:
-            err.read_stopped = True
-            raise
-    if code:
-        raise _error(code, line, token, value, name, "proof")
+def _read_drup(path: _Path, cnf: tuple[Any, ...], limits: Limits, max_bytes: int,
+               proof_format: ProofFormat = "auto") -> ProofArrays:
+    """The whole proof's arrays, text or binary, read part by part no further
+    than the step or literal that passes its limit: the steps read up to
+    there are then validated as the whole proof would be (so an earlier
+    literal over max_vars is still the error), and the limit is raised."""
+    name = _file_name(path)
+    kinds, offsets, lits = array("b"), array("i", [0]), array("i")
+    parts = _proof_parts(path, max_bytes, proof_format)
+    with contextlib.closing(parts):
+        for part in parts:
+            base = len(lits)
+            kinds.extend(part.kinds)
+            offsets.extend([base + o for o in part.offsets[1:]])
+            lits.extend(part.lits)
+            stop = _stop_point(offsets, limits)
+            if stop is not None:
+                n_steps, n_lits = stop
+                del kinds[n_steps:], offsets[n_steps + 1:], lits[n_lits:]
+                offsets[n_steps] = n_lits       # a step cut at its literal limit
+                try:
+                    validate_arrays(*cnf, proof=(kinds, offsets, lits), limits=limits)
+                except LimitExceeded as err:
+                    err.read_stopped = True
+                    raise
+                raise AssertionError("the steps read pass no limit")  # pragma: no cover
+            if part.code:
+                raise part.error(name)
+            if part.over_cap:
+                raise DimacsError(
+                    f"proof: the file is longer than {max_bytes} bytes, the most read at "
+                    "these limits (raise the limits, or the cap: --max-input-bytes)", name)
     return kinds, offsets, lits
+
+
+def _stop_point(offsets: array[int], limits: Limits) -> tuple[int, int] | None:
+    """Where reading a proof stops, as (steps, literals) kept, when the steps
+    so far pass max_proof_steps or max_proof_literals: at the step after the
+    last one allowed, or at the literal after the last one allowed (its step
+    closed there), whichever comes first; None when they pass neither."""
+    n_steps, n_lits = len(offsets) - 1, offsets[-1]
+    max_steps, max_lits = limits.max_proof_steps, limits.max_proof_literals
+    if n_steps <= max_steps and n_lits <= max_lits:
+        return None
+    over_lits = None
+    if n_lits > max_lits:       # the step holding literal number max_lits + 1
+        over_lits = bisect_right(offsets, max_lits) - 1
+    if over_lits is None or over_lits > max_steps:
+        return max_steps + 1, offsets[max_steps + 1]
+    return over_lits + 1, max_lits + 1
 
 
 def _read_model(path: _Path, limits: Limits, max_bytes: int) -> list[int]:
@@ -440,7 +524,8 @@ def _read_model(path: _Path, limits: Limits, max_bytes: int) -> list[int]:
 
 
 def parse_files(cnf_path: _Path, proof_path: _Path | None, model_path: _Path | None,
-                limits: Limits | None = None, max_bytes: int | None = None) -> Parsed:
+                limits: Limits | None = None, max_bytes: int | None = None,
+                proof_format: ProofFormat = "auto") -> Parsed:
     """((num_vars, offsets, lits), proof arrays or None, model literals or None)
     of the files, read within ``limits`` (None: the contract's).
 
@@ -459,7 +544,8 @@ def parse_files(cnf_path: _Path, proof_path: _Path | None, model_path: _Path | N
     if model_path is not None:
         return cnf, None, _read_model(model_path, limits, cap(_bounds.model_bytes))
     assert proof_path is not None       # checked above; for type checkers
-    return cnf, _read_drup(proof_path, cnf, limits, cap(_bounds.proof_bytes)), None
+    return cnf, _read_drup(proof_path, cnf, limits, cap(_bounds.proof_bytes),
+                           proof_format), None
 
 
 # -- checking from the arrays --------------------------------------------------
@@ -486,8 +572,9 @@ def run_files(cnf_path: _Path, proof_path: _Path | None = None,
               model_path: _Path | None = None, *, engine: EngineName = "auto",
               limits: Limits | None = None, progress: Progress | None = None,
               max_bytes: int | None = None, reading: Reading | None = None,
-              deletions: Deletions = "strict") -> Report:
-    """run_dimacs() on files (gzip read transparently): return a Report.
+              deletions: Deletions = "strict", proof_format: ProofFormat = "auto") -> Report:
+    """run_dimacs() on files (gzip, xz, bz2 read transparently; "-" is standard
+    input; a text or binary proof, as ``proof_format`` says): return a Report.
 
     The way to check big proofs.  ``engine``, ``limits``, ``progress`` and
     ``deletions`` are as for ``run``.  The CNF (or model) file is read within the limits (see
@@ -506,18 +593,21 @@ def run_files(cnf_path: _Path, proof_path: _Path | None = None,
         parsed = parse_files(cnf_path, proof_path, model_path, limits, max_bytes)
         return run_parsed(parsed, engine, limits, progress, deletions)
     return check_files(cnf_path, proof_path, engine=engine, limits=limits, progress=progress,
-                       max_bytes=max_bytes, reading=reading, deletions=deletions)
+                       max_bytes=max_bytes, reading=reading, deletions=deletions,
+                       proof_format=proof_format)
 
 
 def check_files(cnf_path: _Path, proof_path: _Path, *, engine: EngineName = "auto",
                 limits: Limits | None = None, progress: Progress | None = None,
                 max_bytes: int | None = None, reading: Reading | None = None,
-                memo: StepMemo | None = None, deletions: Deletions = "strict") -> Report:
+                memo: StepMemo | None = None, deletions: Deletions = "strict",
+                proof_format: ProofFormat = "auto") -> Report:
     """run_files() for an unsat claim, the proof checked as it is read; ``memo``
     keeps the steps ``--explain`` names."""
     limits = contract_limits(limits)
     progress = checked_progress(progress)
     lenient_deletions(deletions)    # a bad value fails before any reading
+    _check_format(proof_format)
     resolve(engine)     # an engine that is not built fails before any reading
     num_vars, offsets, lits = _read_cnf(
         cnf_path, limits, _bounds.cnf_bytes(limits) if max_bytes is None else max_bytes)
@@ -525,7 +615,7 @@ def check_files(cnf_path: _Path, proof_path: _Path, *, engine: EngineName = "aut
                                    deletions=deletions, progress=progress)
     check_stream(checker, proof_path,
                  _bounds.proof_bytes(limits) if max_bytes is None else max_bytes,
-                 progress=progress, reading=reading, memo=memo)
+                 progress=progress, reading=reading, memo=memo, proof_format=proof_format)
     return checker.finish()
 
 
@@ -551,7 +641,7 @@ READ_AHEAD = 4
 
 def check_stream(checker: Checker, path: _Path, max_bytes: int, *,
                  progress: Progress | None = None, reading: Reading | None = None,
-                 memo: StepMemo | None = None) -> None:
+                 memo: StepMemo | None = None, proof_format: ProofFormat = "auto") -> None:
     """Feed ``checker`` the DRUP proof of a file or pipe, as it is read.
 
     A thread reads, decompresses and scans the text (all three without the
@@ -560,10 +650,11 @@ def check_stream(checker: Checker, path: _Path, max_bytes: int, *,
     the checker's), at the first limit the checker raises, at a malformed
     line (DimacsError, raised once the steps before it are checked) and past
     ``max_bytes`` of text (DimacsError).  ``memo`` keeps the steps that
-    ``--explain`` needs (the failing one is the checker's).
+    ``--explain`` needs (the failing one is the checker's).  ``proof_format``:
+    "auto" (told by the first bytes), "text" or "binary".
     """
-    name = os.fspath(path)
-    with _ReadAhead(_proof_parts(path, max_bytes)) as parts:
+    name = _file_name(path)
+    with _ReadAhead(_proof_parts(path, max_bytes, proof_format)) as parts:
         for part in parts:
             base = checker.steps
             try:
@@ -572,7 +663,7 @@ def check_stream(checker: Checker, path: _Path, max_bytes: int, *,
                 err.read_stopped = True
                 s = checker.steps - base        # the step that passed it
                 if 0 <= s < len(part.lines):
-                    err.file_line = (name, part.lines[s])
+                    err.file_line = part.place(s, name)
                 raise
             if memo is not None:
                 memo.keep(checker, base, part)
@@ -583,7 +674,7 @@ def check_stream(checker: Checker, path: _Path, max_bytes: int, *,
             if checker.failed:
                 return
             if part.code:
-                raise _error(part.code, part.line, part.token, part.value, name, "proof")
+                raise part.error(name)
             if part.over_cap:
                 raise DimacsError(
                     f"proof: the file is longer than {max_bytes} bytes, the most read at "
@@ -594,57 +685,77 @@ class _Part:
     """Steps scanned from one part of a proof: the arrays, then what ended the
     scan there (a scanner code, or the byte cap), and how far reading got."""
 
-    __slots__ = ("bytes_read", "code", "kinds", "line", "lines", "lits", "offsets",
+    __slots__ = ("binary", "bytes_read", "code", "kinds", "line", "lines", "lits", "offsets",
                  "over_cap", "token", "total_bytes", "value")
 
-    def __init__(self, scan: DrupPart, bytes_read: int, total_bytes: int | None,
+    def __init__(self, scan: DrupPart, source: _source.Source, binary: bool,
                  over_cap: bool = False) -> None:
+        # For a binary proof, line is the error's byte offset and lines the
+        # steps' byte offsets.
         (self.code, self.line, self.token, self.value,
          self.kinds, self.offsets, self.lits, self.lines) = scan
-        self.bytes_read, self.total_bytes = bytes_read, total_bytes
+        self.bytes_read, self.total_bytes = source.bytes_read, source.size
+        self.binary = binary
         self.over_cap = over_cap
 
+    def error(self, name: str) -> DimacsError:
+        """The DimacsError of the scanner's code."""
+        if self.binary:
+            return _binary_error(self.code, self.line, self.token, self.value, name)
+        return _error(self.code, self.line, self.token, self.value, name, "proof")
 
-def _proof_parts(path: _Path, max_bytes: int) -> Generator[_Part, None, None]:
-    """The proof's steps, a part at a time, scanned as the text is read.
+    def place(self, i: int, name: str) -> tuple[str, int] | None:
+        """(file, line) where step i of the part starts; None for a binary proof."""
+        return None if self.binary else (name, self.lines[i])
 
-    Each chunk is cut after its last whitespace byte (no token is cut in
-    two: the rest waits for the next chunk); the scanner keeps a step that
-    spans parts.  The generator ends after a part with an error, or at the
-    byte cap, or at the end of the text.
+
+def _proof_parts(path: _Path, max_bytes: int,
+                 proof_format: ProofFormat) -> Generator[_Part, None, None]:
+    """The proof's steps, a part at a time, scanned as the bytes are read.
+
+    The first bytes say whether the proof is text or binary (``proof_format``
+    "auto"; ``is_binary_proof``).  A text chunk is cut after its last
+    whitespace byte (no token is cut in two: the rest waits for the next
+    chunk); a binary chunk goes as it is.  The scanner keeps a step that spans
+    parts.  The generator ends after a part with an error, or at the byte cap
+    (``max_bytes`` after decompression), or at the end of the proof.
     """
-    total = _size(path)
-    stream = scanner().DrupTextStream()
-    rest = b""
-    read = 0
-    chunks = file_chunks(path)
-    with contextlib.closing(chunks):
-        for chunk in chunks:
-            read += len(chunk)
-            if read > max_bytes:
-                chunk = chunk[:len(chunk) - (read - max_bytes)]
-            data = rest + chunk if rest else chunk
-            cut = max(data.rfind(c) for c in _WHITESPACE_BYTES) + 1
-            rest = data[cut:]
-            part = _Part(stream.scan(memoryview(data)[:cut], False), read, total)
-            if part.code or read > max_bytes:
-                part.over_cap = read > max_bytes
+    with _source.chunks(path) as source:
+        chunks = iter(source)
+        head = b""
+        try:
+            for chunk in chunks:
+                head += chunk
+                if len(head) >= SNIFF_BYTES:
+                    break
+            binary = _binary(head[:SNIFF_BYTES], proof_format)
+            stream = scanner().BinaryDrupStream() if binary else scanner().DrupTextStream()
+            rest = b""
+            read = 0
+            for chunk in _prepend(head, chunks):
+                read += len(chunk)
+                over = read > max_bytes
+                if over:
+                    chunk = chunk[:len(chunk) - (read - max_bytes)]
+                data = rest + chunk if rest else chunk
+                cut = len(data) if binary else max(data.rfind(c) for c in _WHITESPACE_BYTES) + 1
+                rest = data[cut:]
+                part = _Part(stream.scan(memoryview(data)[:cut], False), source, binary, over)
                 yield part
-                return
-            yield part
-    yield _Part(stream.scan(rest, True), read, total)
+                if part.code or over:
+                    return
+        except _source.SourceError as exc:
+            raise DimacsError(str(exc), _file_name(path)) from None
+        yield _Part(stream.scan(rest, True), source, binary)
+
+
+def _prepend(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
+    if first:
+        yield first
+    yield from rest
 
 
 _WHITESPACE_BYTES = [bytes([c]) for c in _WHITESPACE]
-
-
-def _size(path: _Path) -> int | None:
-    """The size of a regular file (what a progress display can show), else None."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return info.st_size if stat.S_ISREG(info.st_mode) else None
 
 
 class _ReadAhead:
@@ -722,7 +833,7 @@ class StepMemo:
     def __init__(self, file: str, most: int = 1000) -> None:
         self.file = file
         self.steps: dict[int, dict[str, list[int]]] = {}
-        self.lines: dict[int, int] = {}
+        self.places: dict[int, str] = {}
         self.most = most
         self._seen = 0
 
@@ -738,13 +849,13 @@ class StepMemo:
             if 0 <= i < len(part.kinds):
                 lits = part.lits[part.offsets[i]:part.offsets[i + 1]].tolist()
                 self.steps[s] = {_codes.step_key(part.kinds[i]): lits}
-                self.lines[s] = part.lines[i]
+                self.places[s] = (f"{self.file}:byte {part.lines[i]}" if part.binary
+                                  else f"{self.file}:{part.lines[i]}")
 
     def step_of(self, step: int) -> dict[str, list[int]]:
         """The step as a request step, or {} when it was not kept."""
         return self.steps.get(step, {})
 
     def where(self, step: int) -> str | None:
-        """"FILE:LINE" of a kept step, else None."""
-        line = self.lines.get(step)
-        return None if line is None else f"{self.file}:{line}"
+        """"FILE:LINE" ("FILE:byte N" for a binary proof) of a kept step, else None."""
+        return self.places.get(step)
