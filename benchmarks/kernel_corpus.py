@@ -135,7 +135,8 @@ def large_tier(corpus, names, repeat, baseline=None):
             # The kernels alone, interleaved (the order alternating), on the
             # validated arrays.
             from sat_claim_check._validate import validate_arrays
-            (nv, co, cl), proof, _ = parse_files(cnf, drup, None)
+            (nv, co, cl), proof, _ = parse_files(cnf, drup, None,
+                                                 limits=scc.Limits.unlimited())
             v = validate_arrays(nv, co, cl, proof=proof, limits=scc.Limits.unlimited())
             args = (nv, co, cl, v.step_kinds, v.step_offsets, v.step_lits,
                     CEILINGS["max_propagation_work"])
