@@ -18,6 +18,9 @@ other work on the shared machine hits them all alike:
 Every output is checked to be the bytes of jobs1. Then dask2 runs once for
 each chunk size in --chunks, for the cost of a task. Ratios use the median of
 the rounds.
+
+``--local`` runs jobs1 and jobs2 only (no cluster, dask not needed), for the
+throughput of ``batch --jobs 2`` against ``--jobs 1``.
 """
 
 from __future__ import annotations
@@ -80,7 +83,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--chunks", default="8,16,32,64,128,256")
     parser.add_argument("--engine", default="auto")
+    parser.add_argument("--local", action="store_true",
+                        help="only batch --jobs 1 and --jobs 2 (no Dask cluster)")
     args = parser.parse_args()
+    if args.local:
+        local_only(args)
+        return
 
     import dask
     import distributed
@@ -195,6 +203,52 @@ def main() -> None:
     for cluster_, client in clusters.values():
         client.close()
         cluster_.close()
+
+
+def local_only(args: argparse.Namespace) -> None:
+    """batch --jobs 1 against --jobs 2, alternating rounds (--local)."""
+    from sat_claim_check import _batch
+    from sat_claim_check._engine import implementations
+
+    base = corpus_lines(args.corpus)
+    if not base:
+        raise SystemExit(f"no c*.json request in {args.corpus} (set SAT_CLAIM_CHECK_CORPUS)")
+    lines = base * args.copies
+    data = b"".join(line + b"\n" for line in lines)
+    print(f"{len(lines)} lines ({len(base)} requests x {args.copies}), "
+          f"{len(data) / 2**20:.1f} MiB; {implementations()}; Python {sys.version.split()[0]}; "
+          f"{_batch.available_cpus()} CPUs; load average {os.getloadavg()[0]:.2f}")
+
+    def local(jobs: int) -> Callable[[io.BytesIO, io.StringIO], Any]:
+        return lambda stream, out: _batch.run_batch(
+            stream, out, engine=args.engine, limits=None, jobs=jobs,
+            progress=_batch.Progress(stream, 0))
+
+    ways = {"jobs1": local(1), "jobs2": local(2)}
+    times: dict[str, list[float]] = {name: [] for name in ways}
+    cpus: dict[str, list[float]] = {name: [] for name in ways}
+    reference = None
+    for round_ in range(args.rounds):
+        for name in (ways if round_ % 2 == 0 else reversed(list(ways))):
+            seconds, own, workers, out = timed(ways[name], data)
+            reference = reference or out
+            if out != reference:
+                raise SystemExit(f"{name}: the output differs")
+            times[name].append(seconds)
+            cpus[name].append(own + workers)
+        print(f"round {round_ + 1}: jobs1 {times['jobs1'][-1]:.2f} s, "
+              f"jobs2 {times['jobs2'][-1]:.2f} s, ratio "
+              f"{times['jobs1'][-1] / times['jobs2'][-1]:.2f}; load average "
+              f"{os.getloadavg()[0]:.2f}")
+    median = {name: statistics.median(values) for name, values in times.items()}
+    cpu_line = {name: statistics.median(cpus[name]) / len(lines) * 1e3 for name in ways}
+    for name in ways:
+        print(f"{name}: median {median[name]:.2f} s, best {min(times[name]):.2f} s, "
+              f"{len(lines) / median[name]:.0f} lines/s, CPU {cpu_line[name]:.3f} ms a line")
+    print(f"jobs2 / jobs1 throughput: median {median['jobs1'] / median['jobs2']:.2f}x, "
+          f"best {min(times['jobs1']) / min(times['jobs2']):.2f}x (goal >= 1.8); "
+          f"ceiling from CPU per line on 2 idle cores "
+          f"{2 * cpu_line['jobs1'] / cpu_line['jobs2']:.2f}x")
 
 
 if __name__ == "__main__":

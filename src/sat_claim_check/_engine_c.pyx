@@ -802,8 +802,12 @@ cdef class Kernel:
                     # watches[L[1]].append(c); goto next_c"
                     size = L[-1]
                     k = 2
-                    while k < size and vals[L[k]] == FALSE:
-                        k += 1
+                    # The first literal apart: its test, a branch of its own,
+                    # is one the predictor learns apart from the loop's.
+                    if size > 2 and vals[L[2]] == FALSE:
+                        k = 3
+                        while k < size and vals[L[k]] == FALSE:
+                            k += 1
                     if k < size:
                         work += k - 1                   # L[2..k] inspected
                         L[1] = L[k]
