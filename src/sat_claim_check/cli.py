@@ -699,8 +699,9 @@ def checked(args: argparse.Namespace, position: Position, report: Report | Check
     """Write the result (or the error object) of request --check; its exit code."""
     position.line.close()
     if isinstance(report, CheckError):
-        say_error(report)
-        return write_output(args.output, dumps(report.to_dict()), EXIT_REJECTED)
+        code = write_output(args.output, dumps(report.to_dict()), EXIT_REJECTED)
+        say_error(report)       # after the error object, as `check` writes them
+        return code
     code = write_output(args.output, dumps(report.result), exit_code(report.result))
     if args.explain and code != EXIT_REJECTED:
         for line in explain_files(args, report, memo):
