@@ -43,6 +43,7 @@ import contextlib
 import os
 import queue
 import re
+import stat
 import threading
 from array import array
 from bisect import bisect_right
@@ -654,7 +655,10 @@ def check_stream(checker: Checker, path: _Path, max_bytes: int, *,
     "auto" (told by the first bytes), "text" or "binary".
     """
     name = _file_name(path)
-    with _ReadAhead(_proof_parts(path, max_bytes, proof_format)) as parts:
+    parts = _proof_parts(path, max_bytes, proof_format)
+    # A file of one chunk is read here: a thread would only add its start-up.
+    reader = _ReadAhead(parts) if _more_than_a_chunk(path) else contextlib.closing(parts)
+    with reader as parts:
         for part in parts:
             base = checker.steps
             try:
@@ -756,6 +760,17 @@ def _prepend(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
 
 
 _WHITESPACE_BYTES = [bytes([c]) for c in _WHITESPACE]
+
+
+def _more_than_a_chunk(path: _Path) -> bool:
+    """False for a regular file of at most one chunk; True otherwise (a pipe)."""
+    if isinstance(path, str) and path == "-":
+        return True
+    try:
+        info = os.stat(path)
+    except OSError:
+        return True         # the error is the reader's to raise
+    return not stat.S_ISREG(info.st_mode) or info.st_size > _bounds.CHUNK
 
 
 class _ReadAhead:
