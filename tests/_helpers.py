@@ -120,3 +120,19 @@ def corpus_expected(corpus: Path) -> dict[str, dict[str, Any]]:
     with open(corpus / "expected.jsonl", encoding="utf-8") as f:
         rows = [json.loads(line) for line in f if line.strip()]
     return {row["name"]: row for row in rows}
+
+
+# -- signatures --------------------------------------------------------------------
+
+def parameter_names(obj: Any) -> list[str]:
+    """The parameter names of a function or class; for a compiled class, whose
+    signature inspect cannot read, from the one Cython writes at the head of its
+    docstring ("Kernel(num_vars, ..., lenient=False)")."""
+    import inspect
+    try:
+        return list(inspect.signature(obj).parameters)
+    except ValueError:
+        head = (obj.__doc__ or "").split("\n", 1)[0]
+        assert isinstance(obj, type) and head.startswith(obj.__name__ + "("), head
+        inside = head[len(obj.__name__) + 1:head.rindex(")")]
+        return [p.split("=")[0].strip() for p in inside.split(",") if p.strip()]

@@ -52,7 +52,6 @@ neither verdicts nor the counter.
 
 import threading
 from array import array
-from inspect import Parameter, Signature
 from operator import index
 
 from cpython.exc cimport PyErr_CheckSignals
@@ -1727,10 +1726,3 @@ cdef class Kernel:
         finally:
             free(tmp)
         return slot
-
-    # inspect.signature(Kernel) works as for the reference's class.
-    __signature__ = Signature([
-        Parameter(name, Parameter.POSITIONAL_OR_KEYWORD)
-        for name in ("num_vars", "clause_offsets", "clause_lits", "step_kinds",
-                     "step_offsets", "step_lits", "max_work")]
-        + [Parameter("lenient", Parameter.POSITIONAL_OR_KEYWORD, default=False)])

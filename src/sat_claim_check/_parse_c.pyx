@@ -166,8 +166,6 @@ cdef class DrupTextStream:
 
 # -- binary DRUP, as a stream ---------------------------------------------------
 
-from inspect import Signature
-
 from ._codes import SCAN_OK as _BIN_OK
 
 cdef extern from "binary_scan.h" nogil:
@@ -245,6 +243,3 @@ cdef class BinaryDrupStream:
         return (self.s.code, self.s.where, token, self.s.value,
                 _bytes(self.s.kinds, self.s.n_kinds), _ints(self.s.offsets, self.s.n_offsets),
                 _ints(self.s.lits, done_lits), _longs(self.s.starts, self.s.n_starts))
-
-    # inspect.signature(BinaryDrupStream) works as for the pure twin's class.
-    __signature__ = Signature([])

@@ -635,9 +635,11 @@ def run_parsed(parsed: Parsed, engine: EngineName = "auto", limits: Limits | Non
 
 # -- checking a proof as it is read ------------------------------------------------
 
-# Parts of a proof read ahead of the checker: enough to keep both busy, few
-# enough to keep memory small (each part is at most one chunk of text).
-READ_AHEAD = 4
+# Parts of a proof read ahead of the checker, and their size (of text, after
+# decompression): enough to keep both threads busy, little enough that the
+# parts in flight weigh less than the clauses they bring.
+READ_AHEAD = 2
+PART_BYTES = 1 << 18
 
 
 def check_stream(checker: Checker, path: _Path, max_bytes: int, *,
@@ -724,7 +726,7 @@ def _proof_parts(path: _Path, max_bytes: int,
     parts.  The generator ends after a part with an error, or at the byte cap
     (``max_bytes`` after decompression), or at the end of the proof.
     """
-    with _source.chunks(path) as source:
+    with _source.chunks(path, PART_BYTES) as source:
         chunks = iter(source)
         head = b""
         try:
@@ -770,7 +772,7 @@ def _more_than_a_chunk(path: _Path) -> bool:
         info = os.stat(path)
     except OSError:
         return True         # the error is the reader's to raise
-    return not stat.S_ISREG(info.st_mode) or info.st_size > _bounds.CHUNK
+    return not stat.S_ISREG(info.st_mode) or info.st_size > PART_BYTES
 
 
 class _ReadAhead:
