@@ -126,7 +126,7 @@ def speed(args: argparse.Namespace) -> None:
     print("| instance | run_parsed | _feed_arrays, 1000 | ratio | _feed_arrays, 65536 | ratio |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for cnf in sorted(CORPUS.glob("l*.cnf")):
-        parsed = dimacs.parse_files(cnf, cnf.with_suffix(".drup.gz"), None)
+        parsed = dimacs.parse_files(cnf, cnf.with_suffix(".drup.gz"), None, unlimited)
         times = {"run": float("inf"), "1000": float("inf"), "65536": float("inf")}
         for _ in range(args.large_rounds):
             t, report = timed(lambda parsed=parsed: dimacs.run_parsed(copied(parsed),
@@ -172,7 +172,7 @@ def status(key):
     with open("/proc/self/status") as f:
         return next(int(line.split()[1]) for line in f if line.startswith(key)) / 1024
 
-parsed = dimacs.parse_files(cnf, cnf[:-4] + ".drup.gz", None)
+parsed = dimacs.parse_files(cnf, cnf[:-4] + ".drup.gz", None, scc.Limits.unlimited())
 (num_vars, offsets, lits), (kinds, step_offsets, step_lits), _ = parsed
 limits = scc.Limits.unlimited()
 gc.collect()
