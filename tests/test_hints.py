@@ -119,3 +119,12 @@ def test_hints_for_text_that_did_not_parse() -> None:
     assert misread_lines("proof", b"1 2 0\n", "x") == []
     assert "DRUP proof" in json_misread_lines(b"1 2 0\n0\n")[0]
     assert json_misread_lines(b"[1, 2") == []
+
+
+def test_a_falsified_clause_is_named_by_its_cnf_line(tmp_path: Path) -> None:
+    (tmp_path / "f.cnf").write_text("c x\np cnf 3 2\n1 2\n 0\n-1 3 0")   # no final newline
+    (tmp_path / "m.txt").write_text("v 1 -2 -3 0\n")
+    out = cli("request", "--check", "--explain", "--cnf", str(tmp_path / "f.cnf"),
+              "--model", str(tmp_path / "m.txt"))
+    assert out.returncode == 1 and json.loads(out.stdout)["first_discrepancy"]["clause_index"] == 1
+    assert f"clause 1 ({tmp_path / 'f.cnf'}:5) [-1, 3]" in err_lines(out)[0]

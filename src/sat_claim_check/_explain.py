@@ -59,7 +59,8 @@ def explain_lines(report: Report, step_of: StepOf,
     """The explanation of a Report's result, as lines ([] when it is valid).
 
     ``step_of(s)`` gives proof step s as a request step ({"add": [...]});
-    ``where(s)``, when given, the "FILE:LINE" where step s starts (or None).
+    ``where(s)``, when given, the "FILE:LINE" where step s starts (or None);
+    for a sat claim, where clause s of the CNF starts.
     """
     res = report.result
     if res["valid"]:
@@ -73,8 +74,8 @@ def explain_lines(report: Report, step_of: StepOf,
     if d["kind"] == "clause":
         extra = (f"; unassigned: {d['unassigned_literals']}"
                  if "unassigned_literals" in d else "")
-        lines = [f"explain: {reason}: clause {d['clause_index']} {d['clause']} is not "
-                 f"satisfied by the assignment{extra}"]
+        lines = [f"explain: {reason}: clause {d['clause_index']}{_at(where, d['clause_index'])} "
+                 f"{d['clause']} is not satisfied by the assignment{extra}"]
         if d.get("unassigned_literals"):
             lines.append("explain: the assignment leaves variables of this clause "
                          "unassigned: a model cut short (its 'v' lines), or a model of "

@@ -48,6 +48,7 @@ from .dimacs import (
     DimacsError,
     StepMemo,
     check_files,
+    clause_line,
     file_chunks,
     parse_files,
     request_from_files,
@@ -727,8 +728,13 @@ def explain_files(args: argparse.Namespace, report: Report,
     """The --explain lines of request --check.  A proof was checked as it was
     read (``memo`` holds the steps to name); to say whether it checks with
     lenient deletions the proof is read again whole, when it is a file."""
-    if memo is None:        # a sat claim
-        return explain_lines(report, no_steps)
+    if memo is None:        # a sat claim: a falsified clause is named by its CNF line
+
+        def clause_place(index: int) -> str | None:
+            line = clause_line(args.cnf, index)
+            return None if line is None else f"{args.cnf}:{line}"
+
+        return explain_lines(report, no_steps, clause_place)
     if not worth_lenient(report):
         return explain_lines(report, memo.step_of, memo.where)
     if not os.path.isfile(args.proof):

@@ -277,6 +277,34 @@ def _model(data: bytes, file: str | None = None, max_literals: int = -1) -> list
     return out
 
 
+def clause_line(path: _Path, index: int) -> int | None:
+    """The 1-based line of the CNF file where clause ``index`` (0-based) starts,
+    or None when the file has no such clause (or cannot be read again: a pipe)."""
+    if isinstance(path, str) and path == "-":
+        return None
+    count, start = 0, 0
+    for line, text in enumerate(_lines(path), 1):
+        words = text.split()
+        if words and not words[0].startswith((b"c", b"p", b"%")):
+            for word in words:
+                start = start or line
+                if word == b"0":
+                    if count == index:
+                        return start
+                    count, start = count + 1, 0
+    return None
+
+
+def _lines(path: _Path) -> Generator[bytes, None, None]:
+    """The lines of a file, read in chunks (the last one may lack its newline)."""
+    rest = b""
+    for chunk in file_chunks(path):
+        lines = (rest + chunk).split(b"\n")
+        rest = lines.pop()
+        yield from lines
+    yield rest
+
+
 def clause_lists(offsets: array[int], lits: array[int]) -> list[list[int]]:
     """The clauses of flat arrays as lists of ints."""
     return [lits[offsets[k]:offsets[k + 1]].tolist() for k in range(len(offsets) - 1)]
