@@ -118,7 +118,7 @@ a later line is malformed or a later step passes a limit, and reading stops
 there. On a terminal, a check longer than a second shows its progress on
 stderr (steps checked, steps/s, bytes read): --progress shows it anywhere,
 --quiet never.""") + "\n\n" + _paragraph(f"""
-reading: files are read in chunks (gzip decompressed as it is read) and reading
+reading: files are read in chunks (decompressed as they are read) and reading
 stops at the first limit passed, with or without --check: that limit is the
 error (without --check, a line on stderr), its "actual" the count where reading
 stopped (the limit + 1; for max_vars and max_clauses, the header's numbers), and
@@ -134,9 +134,13 @@ for a model; --max-input-bytes sets one cap for each file.""")
 REQUEST_DESCRIPTION = """\
 Build the contract's JSON request from a DIMACS CNF and a DRUP proof (an unsat
 claim) or a model (a sat claim), and write it as one compact line; with
---check, check it at once and write the result instead. Files may be gzip
-compressed. Malformed DIMACS/DRUP/model text: a message naming the file and
-line on stderr, nothing on stdout, exit 2."""
+--check, check it at once and write the result instead. A proof may be DRUP
+text or binary DRUP (what CaDiCaL writes by default), told by its first
+bytes; files may be compressed with gzip, xz or bz2 (told by their magic
+bytes), and one of them may be - (standard input). Malformed DIMACS/DRUP/model
+text: a message naming the file and line (a byte offset in a binary proof) on
+stderr, nothing on stdout, exit 2; a limit passed: the error object, and on
+stderr how to lift it."""
 
 BATCH_DESCRIPTION = """\
 Check JSON Lines: every input line is one request (as for `check`) and gives
