@@ -35,6 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dimacs_scan.h"        /* scc_grow */
+
 /* The same numbers as _codes.SCAN_* (and dimacs_scan.h's SCC_*). */
 #define SCC_BIN_OK 0
 #define SCC_BIN_ERR_TOKEN 1
@@ -81,24 +83,6 @@ static inline void scc_bin_free(scc_bin_t *s) {
     s->lits = NULL; s->offsets = NULL; s->kinds = NULL; s->starts = NULL;
 }
 
-/* Grow *buf to hold at least need items of size elem: 0, or -1 when the size
- * overflows or realloc fails (the old buffer stays owned by s). */
-static inline int scc_bin_grow(void **buf, size_t *cap, size_t need, size_t elem) {
-    size_t cap2;
-    void *p;
-    if (need <= *cap) return 0;
-    cap2 = *cap ? *cap : 1024;
-    while (cap2 < need) {
-        if (cap2 > ((size_t)-1) / 2 / elem) return -1;
-        cap2 *= 2;
-    }
-    p = realloc(*buf, cap2 * elem);
-    if (p == NULL) return -1;
-    *buf = p;
-    *cap = cap2;
-    return 0;
-}
-
 /* Forget the steps handed out by the last call, keep the open step's
  * literals (moved to the front).  Returns 0, or -1 when memory ran out. */
 static inline int scc_bin_next(scc_bin_t *s) {
@@ -107,7 +91,7 @@ static inline int scc_bin_next(scc_bin_t *s) {
         memmove(s->lits, s->lits + start, (s->n_lits - start) * sizeof(int32_t));
         s->n_lits -= start;
     }
-    if (scc_bin_grow((void **)&s->offsets, &s->cap_offsets, 1, sizeof(int32_t))) return -1;
+    if (scc_grow((void **)&s->offsets, &s->cap_offsets, 1, sizeof(int32_t))) return -1;
     s->offsets[0] = 0;
     s->n_offsets = 1;
     s->n_kinds = 0;
@@ -146,7 +130,7 @@ static inline int scc_bin_scan(scc_bin_t *s, const unsigned char *data, size_t n
         if (s->n_int == 0) {
             if (b >= 2 && b < 0x80) {           /* the common case: a one-byte literal */
                 if (s->n_lits == s->cap_lits
-                    && scc_bin_grow((void **)&s->lits, &s->cap_lits, s->n_lits + 1,
+                    && scc_grow((void **)&s->lits, &s->cap_lits, s->n_lits + 1,
                                     sizeof(int32_t)))
                     return -1;
                 s->lits[s->n_lits++] = (b & 1) ? -(int32_t)(b >> 1) : (int32_t)(b >> 1);
@@ -177,10 +161,10 @@ static inline int scc_bin_scan(scc_bin_t *s, const unsigned char *data, size_t n
                 return scc_bin_fail(s, SCC_BIN_ERR_TOKEN, s->int_start, s->int_bytes, len, 1);
             if (u == 0) {                        /* the end of the step */
                 if (s->n_lits > (size_t)INT32_MAX) return -1;   /* offsets are int32 */
-                if (scc_bin_grow((void **)&s->offsets, &s->cap_offsets, s->n_offsets + 1,
+                if (scc_grow((void **)&s->offsets, &s->cap_offsets, s->n_offsets + 1,
                                  sizeof(int32_t))
-                    || scc_bin_grow((void **)&s->kinds, &s->cap_kinds, s->n_kinds + 1, 1)
-                    || scc_bin_grow((void **)&s->starts, &s->cap_starts, s->n_starts + 1,
+                    || scc_grow((void **)&s->kinds, &s->cap_kinds, s->n_kinds + 1, 1)
+                    || scc_grow((void **)&s->starts, &s->cap_starts, s->n_starts + 1,
                                     sizeof(int64_t)))
                     return -1;
                 s->offsets[s->n_offsets++] = (int32_t)s->n_lits;
@@ -190,7 +174,7 @@ static inline int scc_bin_scan(scc_bin_t *s, const unsigned char *data, size_t n
                 continue;
             }
             if (s->n_lits == s->cap_lits
-                && scc_bin_grow((void **)&s->lits, &s->cap_lits, s->n_lits + 1, sizeof(int32_t)))
+                && scc_grow((void **)&s->lits, &s->cap_lits, s->n_lits + 1, sizeof(int32_t)))
                 return -1;
             s->lits[s->n_lits++] = (u & 1) ? -(int32_t)(u >> 1) : (int32_t)(u >> 1);
         }

@@ -437,12 +437,15 @@ def _read_scanned(path: _Path, scan: Callable[[Any], Any], settled: Callable[[An
                 if settled(result):
                     return result
                 if over:
-                    raise DimacsError(
-                        f"{what}: the file is longer than {max_bytes} bytes, the most read "
-                        "at these limits (raise the limits, or the cap: --max-input-bytes)",
-                        os.fspath(path))
+                    raise too_long(what, max_bytes, os.fspath(path))
                 next_scan = 2 * len(buf)
     return scan(buf)
+
+
+def too_long(what: str, max_bytes: int, name: str) -> DimacsError:
+    """The error of a file that passes no limit within its byte cap."""
+    return DimacsError(f"{what}: the file is longer than {max_bytes} bytes, the most read at "
+                       "these limits (raise the limits, or the cap: --max-input-bytes)", name)
 
 
 def _scan_settled(result: tuple[Any, ...]) -> bool:
@@ -503,12 +506,7 @@ def _read_drup(path: _Path, cnf: tuple[Any, ...], limits: Limits, max_bytes: int
                     err.read_stopped = True
                     raise
                 raise AssertionError("the steps read pass no limit")  # pragma: no cover
-            if part.code:
-                raise part.error(name)
-            if part.over_cap:
-                raise DimacsError(
-                    f"proof: the file is longer than {max_bytes} bytes, the most read at "
-                    "these limits (raise the limits, or the cap: --max-input-bytes)", name)
+            part.raise_problem(name, max_bytes)
     return kinds, offsets, lits
 
 
@@ -707,12 +705,7 @@ def check_stream(checker: Checker, path: _Path, max_bytes: int, *,
                 reading(part.bytes_read, part.total_bytes)
             if checker.failed:
                 return
-            if part.code:
-                raise part.error(name)
-            if part.over_cap:
-                raise DimacsError(
-                    f"proof: the file is longer than {max_bytes} bytes, the most read at "
-                    "these limits (raise the limits, or the cap: --max-input-bytes)", name)
+            part.raise_problem(name, max_bytes)
 
 
 class _Part:
@@ -732,11 +725,15 @@ class _Part:
         self.binary = binary
         self.over_cap = over_cap
 
-    def error(self, name: str) -> DimacsError:
-        """The DimacsError of the scanner's code."""
-        if self.binary:
-            return _binary_error(self.code, self.line, self.token, self.value, name)
-        return _error(self.code, self.line, self.token, self.value, name, "proof")
+    def raise_problem(self, name: str, max_bytes: int) -> None:
+        """Raise what ended the scan at this part, if anything: malformed text
+        (the scanner's code) or the byte cap."""
+        if self.code and self.binary:
+            raise _binary_error(self.code, self.line, self.token, self.value, name)
+        if self.code:
+            raise _error(self.code, self.line, self.token, self.value, name, "proof")
+        if self.over_cap:
+            raise too_long("proof", max_bytes, name)
 
     def place(self, i: int, name: str) -> tuple[str, int] | None:
         """(file, line) where step i of the part starts; None for a binary proof."""
