@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from _helpers import CORPUS_ABSENT, corpus_dir
+from _helpers import CORPUS_ABSENT, corpus_dir, find_cadical
 
 
 def pytest_addoption(parser):
@@ -59,3 +59,14 @@ def output_schema():
     from importlib import resources
     return json.loads(resources.files("sat_claim_check").joinpath(
         "schemas/output.schema.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def cadical() -> str:
+    """A CaDiCaL binary (Debian's ``cadical``, installed by this setup step where
+    the machine allows it); the test skips cleanly without one."""
+    path = find_cadical()
+    if path is None:
+        pytest.skip("no cadical: not on the PATH, and the Debian package could not be "
+                    "installed here")
+    return path

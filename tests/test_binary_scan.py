@@ -32,7 +32,6 @@ ERR_INT_RANGE = _codes.SCAN_ERR_INT_RANGE
 ERR_UNTERMINATED = _codes.SCAN_ERR_UNTERMINATED
 INT32_MAX = 2**31 - 1
 
-CADICAL = Path("/usr/bin/cadical")
 DRAT_TRIM = Path("/work/tools/drat-trim-bin")
 
 
@@ -141,20 +140,20 @@ def test_large_corpus_proofs_in_binary_give_the_arrays_of_their_text(corpus):
         assert scan_chunks(_compiled_class()(), chunks) == (OK, len(data), None, 0, *arrays)
 
 
-def _cadical(cnf: Path, proof: Path, *options: str) -> None:
-    proc = subprocess.run([str(CADICAL), "-q", *options, str(cnf), str(proof)],
+def _cadical(solver: str, cnf: Path, proof: Path, *options: str) -> None:
+    proc = subprocess.run([solver, "-q", *options, str(cnf), str(proof)],
                           capture_output=True, timeout=60)
     assert proc.returncode == 20, proc.stdout + proc.stderr      # UNSATISFIABLE
 
 
-@pytest.mark.skipif(not CADICAL.exists(), reason="cadical is not installed (/usr/bin/cadical)")
-def test_a_cadical_binary_proof_gives_the_arrays_of_its_text(stream_class, corpus, tmp_path):
+def test_a_cadical_binary_proof_gives_the_arrays_of_its_text(stream_class, corpus, tmp_path,
+                                                             cadical):
     cnf = corpus / "c001-php-pigeons5-holes4-cadical-bin-s1100.cnf"
     if not cnf.exists():
         pytest.skip("the corpus has no c001 CNF")
     binary, plain = tmp_path / "proof.drat", tmp_path / "proof.txt"
-    _cadical(cnf, binary)                    # binary is CaDiCaL's default for a file
-    _cadical(cnf, plain, "--no-binary")
+    _cadical(cadical, cnf, binary)           # binary is CaDiCaL's default for a file
+    _cadical(cadical, cnf, plain, "--no-binary")
     data = binary.read_bytes()
     assert looks_binary(data[:SNIFF_BYTES]) and not looks_binary(plain.read_bytes())
     arrays = _text_arrays(plain.read_bytes())

@@ -12,7 +12,6 @@ import gzip
 import json
 import lzma
 import os
-import shutil
 import subprocess
 import threading
 from pathlib import Path
@@ -133,13 +132,6 @@ def test_dash_reads_standard_input(tmp_path: Path, which: str) -> None:
 
 # -- CaDiCaL's own output --------------------------------------------------------
 
-def _cadical() -> str:
-    solver = shutil.which("cadical")
-    if solver is None:
-        pytest.skip("cadical is not installed (Debian package 'cadical')")
-    return solver
-
-
 def _php(tmp_path: Path) -> Path:
     num_vars, clauses = pigeonhole(7, 6)
     cnf = tmp_path / "php.cnf"
@@ -149,8 +141,9 @@ def _php(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("compress", [None, "xz"])
-def test_cadical_s_default_binary_proof(tmp_path: Path, compress: str | None) -> None:
-    solver = _cadical()
+def test_cadical_s_default_binary_proof(tmp_path: Path, compress: str | None,
+                                        cadical: str) -> None:
+    solver = cadical
     cnf = _php(tmp_path)
     binary, text = tmp_path / "p.drat", tmp_path / "p.drup"
     for path, flags in ((binary, []), (text, ["--no-binary"])):
@@ -166,8 +159,9 @@ def test_cadical_s_default_binary_proof(tmp_path: Path, compress: str | None) ->
     assert report.result["valid"]
 
 
-def test_cadical_writes_binary_into_a_pipe_the_command_reads(tmp_path: Path) -> None:
-    solver = _cadical()
+def test_cadical_writes_binary_into_a_pipe_the_command_reads(tmp_path: Path,
+                                                             cadical: str) -> None:
+    solver = cadical
     if not hasattr(os, "mkfifo"):
         pytest.skip("no named pipes here")
     cnf = _php(tmp_path)

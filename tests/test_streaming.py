@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import shutil
 import subprocess
 import sys
 import threading
@@ -165,10 +164,8 @@ def test_request_check_reads_the_proof_from_standard_input(unsat_cnf: Path) -> N
     assert json.loads(out.stdout)["steps_checked"] == 2
 
 
-def test_cadical_writes_into_a_pipe_the_checker_reads(tmp_path: Path) -> None:
-    solver = shutil.which("cadical")
-    if solver is None:
-        pytest.skip("cadical is not installed (Debian package 'cadical')")
+def test_cadical_writes_into_a_pipe_the_checker_reads(tmp_path: Path, cadical: str) -> None:
+    solver = cadical
     cnf = tmp_path / "php.cnf"
     num_vars, clauses = pigeonhole(7, 6)
     cnf.write_text(f"p cnf {num_vars} {len(clauses)}\n"
