@@ -11,6 +11,9 @@ the same sections, in the same order:
 * ``Kernel(num_vars, clause_offsets, clause_lits, step_kinds, step_offsets,
   step_lits, max_work).run()`` checks a whole proof: ``start``, ``feed`` (in
   slices of ``RUN_SLICE`` steps), ``finish``.
+* ``feed_step(kind, lits, steps_room, literals_room)`` is ``feed`` of one step
+  in the common case, converted and checked here (the Checker's
+  ``add``/``delete``); it declines any other step (None, nothing changed).
 
 ``reason_deletions`` lists the steps whose delete removed the reason of a
 level-0 literal.  ``Kernel(..., max_work, lenient=True)`` reads deletions as
@@ -56,6 +59,9 @@ from inspect import Parameter, Signature
 from operator import index
 
 from cpython.exc cimport PyErr_CheckSignals
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.long cimport PyLong_AsLongAndOverflow, PyLong_CheckExact
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from cpython.pythread cimport PyThread_get_thread_ident
 from libc.stdint cimport INT32_MAX, INT64_MAX, SIZE_MAX
 from libc.stdlib cimport calloc, free, malloc, realloc
@@ -1060,6 +1066,29 @@ cdef class Kernel:
         finally:
             self._running = False
 
+    def feed_step(self, int kind, lits, int64_t steps_room, int64_t literals_room):
+        """One step, the common case (the Checker's add()/delete()): ``kind``
+        STEP_ADD or STEP_DELETE, ``lits`` a plain list or tuple of literals.
+        Return the step's status as feed() would (STATUS_WORK_LIMIT included),
+        or None, changing nothing, when the step is not one this takes: ``lits``
+        not a plain list or tuple, a literal not a plain int within
+        ``1..num_vars`` in magnitude, no room for one more step
+        (``steps_room < 1``) or for its literals (``len(lits) >
+        literals_room``).  The caller then takes the exact way (validate,
+        feed()), which finds the error or the step's own kind.
+        """
+        if self.phase != CHECKING:
+            raise RuntimeError(self._not_checking("feed_step()"))
+        if kind != STEP_ADD and kind != STEP_DELETE:
+            raise ValueError(f"kind is {kind}, not STEP_ADD or STEP_DELETE")
+        self._enter()
+        try:
+            if not self._load_step(kind, lits, steps_room, literals_room):
+                return None
+            return self._check_loaded()[0]
+        finally:
+            self._running = False
+
     def finish(self):
         """End the check and release its memory; return (status, step_index,
         steps_checked, work), the conclusion included."""
@@ -1148,10 +1177,15 @@ cdef class Kernel:
                       const int[::1] so, Py_ssize_t a, const int[::1] sl):
         """Steps ``a .. a + n - 1``: their kinds at ``kb`` (signed chars) or ``ki``
         (ints), their offsets ``so[a .. a + n]`` into ``sl``."""
-        cdef Py_ssize_t k
         if self.phase != CHECKING:
             raise RuntimeError(self._not_checking("feed()"))
         self._load_chunk(kb, ki, n, so, a, sl)     # raises before anything is checked
+        return self._check_loaded()
+
+    cdef object _check_loaded(self):
+        """Check the chunk that _load_chunk or _load_step copied; return
+        (status, index in the chunk) as feed() does."""
+        cdef Py_ssize_t k
         try:
             self._set_polls()
             with nogil:
@@ -1458,6 +1492,38 @@ cdef class Kernel:
         self.step_off[n] = pos
         self.n_steps = n
         return 0
+
+    cdef int _load_step(self, int kind, object lits, int64_t steps_room,
+                        int64_t literals_room) except -1:
+        """feed_step's guard: copy the step, encoded, into the chunk buffers as a
+        chunk of one (kind checked by the caller); return 1, or 0 with nothing
+        loaded when feed_step declines it (see there).  No Python code runs
+        between reading the size of ``lits`` and reading its items."""
+        cdef Py_ssize_t i, n
+        cdef object item
+        cdef long lit
+        cdef int overflow = 0
+        cdef int nv = self.nvars
+        cdef bint is_list = type(lits) is list
+        if not is_list and type(lits) is not tuple:
+            return 0
+        n = PyList_GET_SIZE(lits) if is_list else PyTuple_GET_SIZE(lits)
+        if steps_room < 1 or n > literals_room:
+            return 0
+        self._room_for_chunk(1, n)
+        for i in range(n):
+            item = <object>(PyList_GET_ITEM(lits, i) if is_list else PyTuple_GET_ITEM(lits, i))
+            if not PyLong_CheckExact(item):
+                return 0
+            lit = PyLong_AsLongAndOverflow(item, &overflow)
+            if overflow or lit == 0 or lit < -nv or lit > nv:
+                return 0
+            self.step_lits[i] = _encode(<int>lit)
+        self.step_kind[0] = <int8_t>kind
+        self.step_off[0] = 0
+        self.step_off[1] = n
+        self.n_steps = 1
+        return 1
 
     cdef int _room_for_chunk(self, Py_ssize_t n_steps, Py_ssize_t n_lits) except -1:
         """Room in the chunk buffers (and for its reason deletions and ignored
