@@ -20,13 +20,13 @@ printing the request so it can be replayed.
 
 import argparse
 import collections
-from array import array
 import json
 import multiprocessing
 import os
 import random
 import sys
 import time
+from array import array
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 

@@ -146,8 +146,8 @@ cdef class Kernel:
     cdef int _load_cnf(self, Py_ssize_t more_clauses, Py_ssize_t more_lits) except -1
     cdef int _load_chunk(self, const signed char* kb, const int* ki, Py_ssize_t n,
                          const int[::1] so, Py_ssize_t a, const int[::1] sl) except -1
-    cdef int _load_step(self, int kind, object lits, int64_t steps_room,
-                        int64_t literals_room) except -1
+    cdef int _load_step(self, int kind, object lits, object steps_left,
+                        object literals_left) except -1
     cdef int _room_for_chunk(self, Py_ssize_t n_steps, Py_ssize_t n_lits) except -1
     cdef int _set_polls(self) except -1
     cdef void _free(self) noexcept

@@ -38,7 +38,7 @@ class Kernel:
     def feed(self, kinds: Ints, offsets: Ints, lits: Ints) -> tuple[int, int]:
         """Check a chunk of steps; return (status, index in the chunk or -1)."""
     def feed_step(
-        self, kind: int, lits: Any, steps_room: int, literals_room: int
+        self, kind: int, lits: Any, steps_left: int, literals_left: int
     ) -> int | None:
         """Check one plain step; return its status, or None (declined, nothing changed)."""
     def finish(self) -> tuple[int, int, int, int]:

@@ -11,7 +11,7 @@ the same sections, in the same order:
 * ``Kernel(num_vars, clause_offsets, clause_lits, step_kinds, step_offsets,
   step_lits, max_work).run()`` checks a whole proof: ``start``, ``feed`` (in
   slices of ``RUN_SLICE`` steps), ``finish``.
-* ``feed_step(kind, lits, steps_room, literals_room)`` is ``feed`` of one step
+* ``feed_step(kind, lits, steps_left, literals_left)`` is ``feed`` of one step
   in the common case, converted and checked here (the Checker's
   ``add``/``delete``); it declines any other step (None, nothing changed).
 
@@ -1066,24 +1066,26 @@ cdef class Kernel:
         finally:
             self._running = False
 
-    def feed_step(self, int kind, lits, int64_t steps_room, int64_t literals_room):
+    def feed_step(self, kind, lits, steps_left, literals_left):
         """One step, the common case (the Checker's add()/delete()): ``kind``
         STEP_ADD or STEP_DELETE, ``lits`` a plain list or tuple of literals.
         Return the step's status as feed() would (STATUS_WORK_LIMIT included),
         or None, changing nothing, when the step is not one this takes: ``lits``
         not a plain list or tuple, a literal not a plain int within
         ``1..num_vars`` in magnitude, no room for one more step
-        (``steps_room < 1``) or for its literals (``len(lits) >
-        literals_room``).  The caller then takes the exact way (validate,
+        (``steps_left < 1``) or for its literals (``len(lits) >
+        literals_left``).  The caller then takes the exact way (validate,
         feed()), which finds the error or the step's own kind.
         """
-        if self.phase != CHECKING:
-            raise RuntimeError(self._not_checking("feed_step()"))
-        if kind != STEP_ADD and kind != STEP_DELETE:
-            raise ValueError(f"kind is {kind}, not STEP_ADD or STEP_DELETE")
         self._enter()
         try:
-            if not self._load_step(kind, lits, steps_room, literals_room):
+            if self.phase != CHECKING:
+                raise RuntimeError(self._not_checking("feed_step()"))
+            if type(kind) is not int or (kind != STEP_ADD and kind != STEP_DELETE):
+                raise ValueError(f"kind is {kind!r}, not STEP_ADD or STEP_DELETE")
+            if type(steps_left) is not int or type(literals_left) is not int:
+                raise TypeError("steps_left and literals_left must be ints")
+            if not self._load_step(kind, lits, steps_left, literals_left):
                 return None
             return self._check_loaded()[0]
         finally:
@@ -1480,7 +1482,7 @@ cdef class Kernel:
                 raise ValueError(f"offsets decrease at index {k + 1}")
             self.step_kind[k] = <int8_t>kind
             self.step_off[k] = pos
-            if kind != STEP_ADD and kind != STEP_DELETE:
+            if type(kind) is not int or (kind != STEP_ADD and kind != STEP_DELETE):
                 continue
             for i in range(so[a + k], so[a + k + 1]):
                 lit = sl[i]
@@ -1493,12 +1495,13 @@ cdef class Kernel:
         self.n_steps = n
         return 0
 
-    cdef int _load_step(self, int kind, object lits, int64_t steps_room,
-                        int64_t literals_room) except -1:
+    cdef int _load_step(self, int kind, object lits, object steps_left,
+                        object literals_left) except -1:
         """feed_step's guard: copy the step, encoded, into the chunk buffers as a
         chunk of one (kind checked by the caller); return 1, or 0 with nothing
-        loaded when feed_step declines it (see there).  No Python code runs
-        between reading the size of ``lits`` and reading its items."""
+        loaded when feed_step declines it (see there).  The rooms are plain ints
+        (checked by the caller): no Python code runs between reading the size
+        of ``lits`` and reading its items."""
         cdef Py_ssize_t i, n
         cdef object item
         cdef long lit
@@ -1508,7 +1511,7 @@ cdef class Kernel:
         if not is_list and type(lits) is not tuple:
             return 0
         n = PyList_GET_SIZE(lits) if is_list else PyTuple_GET_SIZE(lits)
-        if steps_room < 1 or n > literals_room:
+        if steps_left < 1 or n > literals_left:
             return 0
         self._room_for_chunk(1, n)
         for i in range(n):

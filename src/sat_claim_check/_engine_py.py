@@ -19,7 +19,7 @@ A kernel is fed step by step::
     k = Kernel(num_vars, clause_offsets, clause_lits, None, None, None, max_work)
     k.start(progress=None)          # the CNF and the initial build -> status
     k.feed(kinds, offsets, lits)    # a chunk of steps -> (status, index in the chunk)
-    k.feed_step(kind, lits, steps_room, literals_room)  # one plain step -> status, or None
+    k.feed_step(kind, lits, steps_left, literals_left)  # one plain step -> status, or None
     ...
     k.finish()                      # -> (status, step_index, steps_checked, work)
 
@@ -444,24 +444,26 @@ class Kernel:
             self.steps_checked += 1
         return STATUS_VALID, -1
 
-    def feed_step(self, kind: int, lits: Any, steps_room: int,
-                  literals_room: int) -> int | None:
+    def feed_step(self, kind: int, lits: Any, steps_left: int,
+                  literals_left: int) -> int | None:
         """One step, the common case, for the Checker's add()/delete(): ``kind``
         STEP_ADD or STEP_DELETE, ``lits`` a plain list or tuple of literals.
         Return the step's status as ``feed`` would (STATUS_WORK_LIMIT included),
         or None, changing nothing, when the step is not one this takes: ``lits``
         not a plain list or tuple, a literal not a plain int within
         ``1..num_vars`` in magnitude, no room for one more step
-        (``steps_room < 1``) or for its literals (``len(lits) >
-        literals_room``).  The caller then takes the exact way (validate,
+        (``steps_left < 1``) or for its literals (``len(lits) >
+        literals_left``).  The caller then takes the exact way (validate,
         ``feed``), which finds the error or the step's own kind."""
         if self.phase != CHECKING:
             raise RuntimeError(self.not_checking("feed_step()"))
-        if kind != STEP_ADD and kind != STEP_DELETE:
-            raise ValueError(f"kind is {kind}, not STEP_ADD or STEP_DELETE")
+        if type(kind) is not int or (kind != STEP_ADD and kind != STEP_DELETE):
+            raise ValueError(f"kind is {kind!r}, not STEP_ADD or STEP_DELETE")
+        if type(steps_left) is not int or type(literals_left) is not int:
+            raise TypeError("steps_left and literals_left must be ints")
         if type(lits) is not list and type(lits) is not tuple:
             return None
-        if steps_room < 1 or len(lits) > literals_room:
+        if steps_left < 1 or len(lits) > literals_left:
             return None
         nv = self.num_vars
         for lit in lits:
