@@ -118,8 +118,8 @@ class Checker:
         self._literals = 0          # their literals
         self._failed: tuple[int, int, list[int]] | None = None  # status, step, clause
         self._closed: str | None = None     # why every call now raises, or None
-        self._one_kind = array("b", [0])    # add() and delete(): the step's kind and
-        self._one_offsets = array("i", [0, 0])  # offsets (the kernel copies them)
+        self._one_kind = array("b", [0])    # add() and delete() the exact way: the
+        self._one_offsets = array("i", [0, 0])  # step's kind and offsets (the kernel copies them)
         try:
             status = kernel.start(progress)
         except BaseException as exc:

@@ -61,8 +61,8 @@ from operator import index
 from cpython.exc cimport PyErr_CheckSignals
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.long cimport PyLong_AsLongAndOverflow, PyLong_CheckExact
-from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from cpython.pythread cimport PyThread_get_thread_ident
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from libc.stdint cimport INT32_MAX, INT64_MAX, SIZE_MAX
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memmove, memset
@@ -1482,7 +1482,7 @@ cdef class Kernel:
                 raise ValueError(f"offsets decrease at index {k + 1}")
             self.step_kind[k] = <int8_t>kind
             self.step_off[k] = pos
-            if type(kind) is not int or (kind != STEP_ADD and kind != STEP_DELETE):
+            if kind != STEP_ADD and kind != STEP_DELETE:
                 continue
             for i in range(so[a + k], so[a + k + 1]):
                 lit = sl[i]
@@ -1516,6 +1516,10 @@ cdef class Kernel:
         self._room_for_chunk(1, n)
         for i in range(n):
             item = <object>(PyList_GET_ITEM(lits, i) if is_list else PyTuple_GET_ITEM(lits, i))
+            # Plain ints only: a bool, an int subclass, a float such as 3.0 is
+            # the validator's to read; a literal outside 1..num_vars (0, out of
+            # range, too big for a C long) gets its error or its own step kind
+            # there.
             if not PyLong_CheckExact(item):
                 return 0
             lit = PyLong_AsLongAndOverflow(item, &overflow)
