@@ -1,6 +1,7 @@
 """The Checker against run(): speed, and peak memory as proofs get longer.
 
-    python benchmarks/checker_bench.py speed [--rounds N] [--large PREFIX ...]
+    python benchmarks/checker_bench.py speed [--rounds N] [--large-rounds N] [--per-request]
+        [--large PREFIX ...]
     python benchmarks/checker_bench.py memory [--instance PREFIX] [--times K ...]
         [--baseline PYTHON]
 
@@ -92,10 +93,12 @@ def speed(args: argparse.Namespace) -> None:
     from sat_claim_check import dimacs
 
     requests = []
+    names = []
     for path in sorted(CORPUS.glob("c*.json")):
         request = json.loads(path.read_bytes())
         if request["claim"] == "unsat":
             requests.append(request)
+            names.append(path.name[:4])
     contract = scc.Limits()
     variants: dict[str, Callable[[dict[str, Any]], Any]] = {
         "run(request)": lambda r: scc.run(r),
@@ -120,13 +123,24 @@ def speed(args: argparse.Namespace) -> None:
         ratios = [t / b for t, b in zip(times, base)]
         print(f"| {name} | {sum(times) * 1e3:.1f} ms | {sum(times) / sum(base):.3f} | "
               f"{statistics.median(ratios):.3f}, {max(ratios):.3f} |")
+    if args.per_request:
+        one = best["Checker, one call per step"]
+        print("\n| request | steps | run(request) | per step | one call per step | ratio |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: |")
+        for i in sorted(range(len(requests)), key=lambda i: one[i] / base[i], reverse=True):
+            steps = len(requests[i]["proof"])
+            print(f"| {names[i]} | {steps} | {base[i] * 1e3:.3f} ms | "
+                  f"{base[i] / max(steps, 1) * 1e6:.2f} µs | {one[i] * 1e3:.3f} ms | "
+                  f"{one[i] / base[i]:.3f} |")
+    if args.large_rounds < 1:
+        return
 
     unlimited = scc.Limits.unlimited()
     print("\nlarge tier, from the parsed arrays (parsing not timed)")
     print("| instance | run_parsed | _feed_arrays, 1000 | ratio | _feed_arrays, 65536 | ratio |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for cnf in sorted(CORPUS.glob("l*.cnf")):
-        parsed = dimacs.parse_files(cnf, cnf.with_suffix(".drup.gz"), None, unlimited)
+        parsed = dimacs.parse_files(cnf, cnf.with_suffix(".drup.gz"), None, limits=unlimited)
         times = {"run": float("inf"), "1000": float("inf"), "65536": float("inf")}
         for _ in range(args.large_rounds):
             t, report = timed(lambda parsed=parsed: dimacs.run_parsed(copied(parsed),
@@ -172,9 +186,9 @@ def status(key):
     with open("/proc/self/status") as f:
         return next(int(line.split()[1]) for line in f if line.startswith(key)) / 1024
 
-parsed = dimacs.parse_files(cnf, cnf[:-4] + ".drup.gz", None, scc.Limits.unlimited())
-(num_vars, offsets, lits), (kinds, step_offsets, step_lits), _ = parsed
 limits = scc.Limits.unlimited()
+parsed = dimacs.parse_files(cnf, cnf[:-4] + ".drup.gz", None, limits=limits)
+(num_vars, offsets, lits), (kinds, step_offsets, step_lits), _ = parsed
 gc.collect()
 with open("/proc/self/clear_refs", "w") as f:    # the peak so far is the parse's: reset it
     f.write("5")
@@ -244,7 +258,9 @@ def main() -> None:
     sub = parser.add_subparsers(dest="what", required=True)
     s = sub.add_parser("speed")
     s.add_argument("--rounds", type=int, default=5)
-    s.add_argument("--large-rounds", type=int, default=3)
+    s.add_argument("--large-rounds", type=int, default=3, help="0: the contract tier only")
+    s.add_argument("--per-request", action="store_true",
+                   help="also list each contract-tier request, worst ratio first")
     s.add_argument("--large", nargs="*", default=None,
                    help="also time one call per step on these large-tier instances")
     m = sub.add_parser("memory")

@@ -11,8 +11,10 @@ STATUS_WORK_LIMIT, on reason_deletions and on ignored_deletions.  ``--deletions`
 picks the reading of delete steps (strict, the default; lenient, as drat-trim
 reads them; or both, each case checked in both).  With ``--split`` the compiled
 kernel is fed the proof in random chunks (start, feed, finish) instead of
-run(), with a collection forced at random step boundaries, against the
-reference's run().  Prints a summary; exits 1 on the first disagreement,
+run(), single steps often through feed_step (the Checker's add()/delete(),
+with random room under the limits: a step it declines goes through feed()),
+with a collection forced at random step boundaries, against the reference's
+run().  Prints a summary; exits 1 on the first disagreement,
 printing the request so it can be replayed.
 """
 
@@ -24,6 +26,7 @@ import os
 import random
 import sys
 import time
+from array import array
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 
@@ -37,16 +40,40 @@ BIG = 10 ** 12
 STATUS_NAMES = {getattr(_codes, n): n for n in dir(_codes) if n.startswith("STATUS_")}
 
 
+def one_step(k, kind, lits, rng):
+    """Step (kind, lits) through feed_step, as the Checker's add()/delete() feed
+    it, with random room left under the limits: a step it must decline (a
+    literal out of range, no room) must change nothing and goes through feed()
+    then.  Returns the status."""
+    plain = kind in (_codes.STEP_ADD, _codes.STEP_DELETE)
+    key = _codes.STEP_ADD if kind in (_codes.STEP_ADD, _codes.STEP_ADD_OUT_OF_RANGE) \
+        else _codes.STEP_DELETE
+    steps_room = rng.choice((0, 1, 1, 1, 7))
+    literals_room = len(lits) + rng.choice((-1, 0, 0, 0, 3))
+    status = k.feed_step(key, list(lits), steps_room, literals_room)
+    takes = plain and steps_room >= 1 and len(lits) <= literals_room
+    if (status is not None) != takes:
+        raise AssertionError(f"feed_step({key}, {list(lits)}, {steps_room}, "
+                             f"{literals_room}) of a step of kind {kind} gave {status}")
+    if status is None:
+        status = k.feed(array("b", [kind]), array("i", [0, len(lits)]), lits)[0]
+    return status
+
+
 def fed(flat, cap, rng, lenient=False):
-    """The compiled kernel fed in random chunks: (finish(), reason_deletions,
-    ignored_deletions)."""
+    """The compiled kernel fed in random chunks, some steps one at a time through
+    feed_step: (finish(), reason_deletions, ignored_deletions)."""
     n, co, cl, kinds, so, sl = flat
     k = comp.Kernel(n, co, cl, None, None, None, cap, lenient)
     if k.start() == _codes.STATUS_VALID:
         a = 0
         while a < len(kinds):
             b = min(len(kinds), a + rng.choice((1, 1, 2, 3, 8, 50)))
-            if k.feed(kinds[a:b], so[a:b + 1], sl)[0] != _codes.STATUS_VALID:
+            if b == a + 1 and rng.random() < 0.5:
+                status = one_step(k, kinds[a], sl[so[a]:so[a + 1]], rng)
+            else:
+                status = k.feed(kinds[a:b], so[a:b + 1], sl)[0]
+            if status != _codes.STATUS_VALID:
                 break
             if rng.random() < 0.1:
                 k._collect_now()

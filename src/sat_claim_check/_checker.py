@@ -20,7 +20,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from ._check import Report, checked_progress, contract_limits, lenient_deletions
-from ._codes import STATUS_VALID, STATUS_WORK_LIMIT
+from ._codes import STATUS_VALID, STATUS_WORK_LIMIT, STEP_ADD, STEP_DELETE
 from ._engine import resolve
 from ._report import outcome, work_limit_error
 from ._validate import (
@@ -112,12 +112,14 @@ class Checker:
         self._kernel = kernel
         self._num_vars = num_vars
         self._limits = limits
+        self._max_steps = limits.max_proof_steps        # read at every add() and delete()
+        self._max_literals = limits.max_proof_literals
         self._steps = 0             # steps checked so far: the next step's index
         self._literals = 0          # their literals
         self._failed: tuple[int, int, list[int]] | None = None  # status, step, clause
         self._closed: str | None = None     # why every call now raises, or None
-        self._one_kind = array("b", [0])    # add() and delete(): the step's kind and
-        self._one_offsets = array("i", [0, 0])  # offsets (the kernel copies them)
+        self._one_kind = array("b", [0])    # add() and delete() the exact way: the
+        self._one_offsets = array("i", [0, 0])  # step's kind and offsets (the kernel copies them)
         try:
             status = kernel.start(progress)
         except BaseException as exc:
@@ -131,31 +133,38 @@ class Checker:
 
     def add(self, lits: Sequence[int]) -> None:
         """Check the next step, {"add": lits}: a lemma that must be RUP; return None."""
-        self._one("add", lits)
+        self._one("add", STEP_ADD, lits)
 
     def delete(self, lits: Sequence[int]) -> None:
         """Check the next step, {"delete": lits}: remove a clause with these
         literals; return None."""
-        self._one("delete", lits)
+        self._one("delete", STEP_DELETE, lits)
 
-    def _one(self, key: str, value: Any) -> None:
-        """One step, {key: value}: what _take([{key: value}]) does, with less to build."""
+    def _one(self, key: str, kind: int, value: Any) -> None:
+        """One step, {key: value}: what _take([{key: value}]) does, with less to build.
+
+        The kernel's feed_step takes the common step (a plain list of plain ints
+        in range, within the limits) as it is; it declines any other, changing
+        nothing, and the exact way (one_step, then feed) finds its error or kind."""
         if self._closed is not None or self._failed is not None:
             self._check_open()
             return
-        kinds, offsets = self._one_kind, self._one_offsets
         try:
-            lits = one_step(key, value, self._steps, self._literals, self._num_vars,
-                            self._limits, kinds, offsets)
-            status, _ = self._kernel.feed(kinds, offsets, lits)
+            status = self._kernel.feed_step(kind, value, self._max_steps - self._steps,
+                                            self._max_literals - self._literals)
+            if status is None:
+                lits = one_step(key, value, self._steps, self._literals, self._num_vars,
+                                self._limits, self._one_kind, self._one_offsets)
+                status = self._kernel.feed(self._one_kind, self._one_offsets, lits)[0]
+                value = lits
         except BaseException as exc:
             self._closed = f"step {self._steps} raised {type(exc).__name__}"
             raise
         if status == STATUS_VALID:
             self._steps += 1
-            self._literals += len(lits)
+            self._literals += len(value)
         else:
-            self._stop(status, 0, offsets, lits)
+            self._stop(status, 0, list(value))
 
     def feed(self, steps: Iterable[Any]) -> None:
         """Check the steps of an iterable in order (each {"add": [...]} or
@@ -213,7 +222,7 @@ class Checker:
                 self._closed = f"step {self._steps} or after raised {type(exc).__name__}"
                 raise
             if status != STATUS_VALID:
-                self._stop(status, i, offsets, lits)
+                self._stop(status, i, lits[offsets[i]:offsets[i + 1]].tolist())
                 return False
             self._steps += len(kinds)
             self._literals += offsets[len(kinds)] - offsets[0]
@@ -222,13 +231,14 @@ class Checker:
             raise chunk.problem
         return True
 
-    def _stop(self, status: int, i: int, offsets: array[int], lits: array[int]) -> None:
-        """Step i of the chunk just fed failed (the verdict) or passed the work cap."""
+    def _stop(self, status: int, i: int, clause: list[int]) -> None:
+        """Step i of the chunk just fed (its literals: ``clause``) failed (the
+        verdict) or passed the work cap."""
         self._steps += i
         if status == STATUS_WORK_LIMIT:
             self._closed = "the work cap was passed"
             raise work_limit_error(self._steps, self._limits.max_propagation_work)
-        self._failed = (status, self._steps, lits[offsets[i]:offsets[i + 1]].tolist())
+        self._failed = (status, self._steps, clause)
 
     def _guarded(self, validate: Any, *args: Any) -> ProofChunk:
         try:

@@ -140,11 +140,14 @@ cdef class Kernel:
                        Py_ssize_t more_clauses=*, Py_ssize_t more_lits=*)
     cdef object _feed(self, const signed char* kb, const int* ki, Py_ssize_t n,
                       const int[::1] so, Py_ssize_t a, const int[::1] sl)
+    cdef object _check_loaded(self)
     cdef object _finish(self)
     cdef str _not_checking(self, str call)
     cdef int _load_cnf(self, Py_ssize_t more_clauses, Py_ssize_t more_lits) except -1
     cdef int _load_chunk(self, const signed char* kb, const int* ki, Py_ssize_t n,
                          const int[::1] so, Py_ssize_t a, const int[::1] sl) except -1
+    cdef int _load_step(self, int kind, object lits, object steps_left,
+                        object literals_left) except -1
     cdef int _room_for_chunk(self, Py_ssize_t n_steps, Py_ssize_t n_lits) except -1
     cdef int _set_polls(self) except -1
     cdef void _free(self) noexcept

@@ -11,6 +11,9 @@ the same sections, in the same order:
 * ``Kernel(num_vars, clause_offsets, clause_lits, step_kinds, step_offsets,
   step_lits, max_work).run()`` checks a whole proof: ``start``, ``feed`` (in
   slices of ``RUN_SLICE`` steps), ``finish``.
+* ``feed_step(kind, lits, steps_left, literals_left)`` is ``feed`` of one step
+  in the common case, converted and checked here (the Checker's
+  ``add``/``delete``); it declines any other step (None, nothing changed).
 
 ``reason_deletions`` lists the steps whose delete removed the reason of a
 level-0 literal.  ``Kernel(..., max_work, lenient=True)`` reads deletions as
@@ -55,7 +58,10 @@ from array import array
 from operator import index
 
 from cpython.exc cimport PyErr_CheckSignals
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.long cimport PyLong_AsLongAndOverflow, PyLong_CheckExact
 from cpython.pythread cimport PyThread_get_thread_ident
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from libc.stdint cimport INT32_MAX, INT64_MAX, SIZE_MAX
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memmove, memset
@@ -1059,6 +1065,31 @@ cdef class Kernel:
         finally:
             self._running = False
 
+    def feed_step(self, kind, lits, steps_left, literals_left):
+        """One step, the common case (the Checker's add()/delete()): ``kind``
+        STEP_ADD or STEP_DELETE, ``lits`` a plain list or tuple of literals.
+        Return the step's status as feed() would (STATUS_WORK_LIMIT included),
+        or None, changing nothing, when the step is not one this takes: ``lits``
+        not a plain list or tuple, a literal not a plain int within
+        ``1..num_vars`` in magnitude, no room for one more step
+        (``steps_left < 1``) or for its literals (``len(lits) >
+        literals_left``).  The caller then takes the exact way (validate,
+        feed()), which finds the error or the step's own kind.
+        """
+        self._enter()
+        try:
+            if self.phase != CHECKING:
+                raise RuntimeError(self._not_checking("feed_step()"))
+            if type(kind) is not int or (kind != STEP_ADD and kind != STEP_DELETE):
+                raise ValueError(f"kind is {kind!r}, not STEP_ADD or STEP_DELETE")
+            if type(steps_left) is not int or type(literals_left) is not int:
+                raise TypeError("steps_left and literals_left must be ints")
+            if not self._load_step(kind, lits, steps_left, literals_left):
+                return None
+            return self._check_loaded()[0]
+        finally:
+            self._running = False
+
     def finish(self):
         """End the check and release its memory; return (status, step_index,
         steps_checked, work), the conclusion included."""
@@ -1147,10 +1178,15 @@ cdef class Kernel:
                       const int[::1] so, Py_ssize_t a, const int[::1] sl):
         """Steps ``a .. a + n - 1``: their kinds at ``kb`` (signed chars) or ``ki``
         (ints), their offsets ``so[a .. a + n]`` into ``sl``."""
-        cdef Py_ssize_t k
         if self.phase != CHECKING:
             raise RuntimeError(self._not_checking("feed()"))
         self._load_chunk(kb, ki, n, so, a, sl)     # raises before anything is checked
+        return self._check_loaded()
+
+    cdef object _check_loaded(self):
+        """Check the chunk that _load_chunk or _load_step copied; return
+        (status, index in the chunk) as feed() does."""
+        cdef Py_ssize_t k
         try:
             self._set_polls()
             with nogil:
@@ -1457,6 +1493,43 @@ cdef class Kernel:
         self.step_off[n] = pos
         self.n_steps = n
         return 0
+
+    cdef int _load_step(self, int kind, object lits, object steps_left,
+                        object literals_left) except -1:
+        """feed_step's guard: copy the step, encoded, into the chunk buffers as a
+        chunk of one (kind checked by the caller); return 1, or 0 with nothing
+        loaded when feed_step declines it (see there).  The rooms are plain ints
+        (checked by the caller): no Python code runs between reading the size
+        of ``lits`` and reading its items."""
+        cdef Py_ssize_t i, n
+        cdef object item
+        cdef long lit
+        cdef int overflow = 0
+        cdef int nv = self.nvars
+        cdef bint is_list = type(lits) is list
+        if not is_list and type(lits) is not tuple:
+            return 0
+        n = PyList_GET_SIZE(lits) if is_list else PyTuple_GET_SIZE(lits)
+        if steps_left < 1 or n > literals_left:
+            return 0
+        self._room_for_chunk(1, n)
+        for i in range(n):
+            item = <object>(PyList_GET_ITEM(lits, i) if is_list else PyTuple_GET_ITEM(lits, i))
+            # Plain ints only: a bool, an int subclass, a float such as 3.0 is
+            # the validator's to read; a literal outside 1..num_vars (0, out of
+            # range, too big for a C long) gets its error or its own step kind
+            # there.
+            if not PyLong_CheckExact(item):
+                return 0
+            lit = PyLong_AsLongAndOverflow(item, &overflow)
+            if overflow or lit == 0 or lit < -nv or lit > nv:
+                return 0
+            self.step_lits[i] = _encode(<int>lit)
+        self.step_kind[0] = <int8_t>kind
+        self.step_off[0] = 0
+        self.step_off[1] = n
+        self.n_steps = 1
+        return 1
 
     cdef int _room_for_chunk(self, Py_ssize_t n_steps, Py_ssize_t n_lits) except -1:
         """Room in the chunk buffers (and for its reason deletions and ignored

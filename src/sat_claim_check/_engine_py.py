@@ -19,6 +19,7 @@ A kernel is fed step by step::
     k = Kernel(num_vars, clause_offsets, clause_lits, None, None, None, max_work)
     k.start(progress=None)          # the CNF and the initial build -> status
     k.feed(kinds, offsets, lits)    # a chunk of steps -> (status, index in the chunk)
+    k.feed_step(kind, lits, steps_left, literals_left)  # one plain step -> status, or None
     ...
     k.finish()                      # -> (status, step_index, steps_checked, work)
 
@@ -30,7 +31,10 @@ across calls.  ``finish`` gives the outcome, the conclusion included (is the
 empty clause in?).  After a step failed, or after ``finish``, ``feed`` raises
 RuntimeError; ``finish`` can be asked again.  ``start`` always starts afresh.
 ``reason_deletions`` lists, across calls, the steps whose delete removed the
-reason of a level-0 literal.
+reason of a level-0 literal.  ``feed_step`` is ``feed`` of one step in the
+common case (the Checker's ``add``/``delete``: a plain list of plain ints in
+range, within the room left under the proof limits); it declines any other
+step (None, nothing changed), and the caller takes the exact way.
 
 ``Kernel(..., max_work, lenient=True)`` reads deletions leniently
 (docs/semantics.md, "Lenient deletions"): a delete that matches no live
@@ -67,6 +71,7 @@ from ._codes import (
     STATUS_LITERAL_OUT_OF_RANGE,
     STATUS_VALID,
     STATUS_WORK_LIMIT,
+    STEP_ADD,
     STEP_ADD_OUT_OF_RANGE,
     STEP_DELETE,
     STEP_DELETE_NO_MATCH,
@@ -438,6 +443,33 @@ class Kernel:
                 return status, i
             self.steps_checked += 1
         return STATUS_VALID, -1
+
+    def feed_step(self, kind: int, lits: Any, steps_left: int,
+                  literals_left: int) -> int | None:
+        """One step, the common case, for the Checker's add()/delete(): ``kind``
+        STEP_ADD or STEP_DELETE, ``lits`` a plain list or tuple of literals.
+        Return the step's status as ``feed`` would (STATUS_WORK_LIMIT included),
+        or None, changing nothing, when the step is not one this takes: ``lits``
+        not a plain list or tuple, a literal not a plain int within
+        ``1..num_vars`` in magnitude, no room for one more step
+        (``steps_left < 1``) or for its literals (``len(lits) >
+        literals_left``).  The caller then takes the exact way (validate,
+        ``feed``), which finds the error or the step's own kind."""
+        if self.phase != CHECKING:
+            raise RuntimeError(self.not_checking("feed_step()"))
+        if type(kind) is not int or (kind != STEP_ADD and kind != STEP_DELETE):
+            raise ValueError(f"kind is {kind!r}, not STEP_ADD or STEP_DELETE")
+        if type(steps_left) is not int or type(literals_left) is not int:
+            raise TypeError("steps_left and literals_left must be ints")
+        if type(lits) is not list and type(lits) is not tuple:
+            return None
+        if steps_left < 1 or len(lits) > literals_left:
+            return None
+        nv = self.num_vars
+        for lit in lits:
+            if type(lit) is not int or lit == 0 or not -nv <= lit <= nv:
+                return None
+        return self.feed((kind,), (0, len(lits)), lits)[0]
 
     def finish(self) -> tuple[int, int, int, int]:
         """End the check; return (status, step_index, steps_checked, work)."""

@@ -108,6 +108,9 @@ if TYPE_CHECKING:
 
         def feed(self, kinds: Ints, offsets: Ints, lits: Ints) -> tuple[int, int]: ...
 
+        def feed_step(self, kind: int, lits: Any, steps_left: int,
+                      literals_left: int) -> Optional[int]: ...
+
         def finish(self) -> tuple[int, int, int, int]: ...
 
         def run(self, progress: Optional[Progress] = None,
