@@ -21,10 +21,11 @@ live at once (counted from the proof), for this build and the baseline;
 then the same proof made ``--times`` longer (after each add, the lemma
 deleted and added again), written to a gzip file and checked by this build.
 
-``overlap`` times, on each large-tier instance, the two halves apart (reading, decompressing and scanning the proof:
-``_proof_parts`` alone; checking: a Checker fed the parsed arrays) and
-``run_files`` whole, best of ``--rounds``: with the halves overlapping,
-``run_files`` comes close to the larger half rather than their sum.
+``overlap`` times, on each large-tier instance, the two halves apart
+(reading, decompressing and scanning the proof: ``_proof_parts`` alone;
+checking: a Checker fed the parsed arrays) and ``run_files`` whole, best of
+``--rounds``: with the halves overlapping, ``run_files`` comes close to the
+larger half rather than their sum.
 
 ``pipe`` writes a large-tier proof into a named pipe from another process,
 in bursts the checker keeps up with, and prints how long after the writer
@@ -229,12 +230,14 @@ def overlap(args: argparse.Namespace) -> None:
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for cnf in sorted(CORPUS.glob("l*.cnf")):
         proof = cnf.with_suffix(".drup.gz")
-        read = best(lambda: list(dimacs._proof_parts(proof, 1 << 40, "auto")))
+        read = best(lambda proof=proof: list(dimacs._proof_parts(proof, 1 << 40, "auto")))
         (num_vars, offsets, lits), arrays, _ = dimacs.parse_files(cnf, proof, None, unlimited)
         assert arrays is not None
         kinds, step_offsets, step_lits = arrays
 
-        def check() -> None:
+        def check(num_vars: int = num_vars, offsets: Any = offsets, lits: Any = lits,
+                  kinds: Any = kinds, step_offsets: Any = step_offsets,
+                  step_lits: Any = step_lits) -> None:
             checker = scc.Checker._from_arrays(num_vars, offsets, lits, limits=unlimited)
             for a in range(0, len(kinds), 20000):
                 b = min(len(kinds), a + 20000)
@@ -242,7 +245,7 @@ def overlap(args: argparse.Namespace) -> None:
             checker.finish()
 
         checking = best(check)
-        whole = best(lambda: dimacs.run_files(cnf, proof, limits=unlimited))
+        whole = best(lambda cnf=cnf, proof=proof: dimacs.run_files(cnf, proof, limits=unlimited))
         print(f"| {cnf.name[:4]} | {read:.3f} s | {checking:.3f} s | {read + checking:.3f} s | "
               f"{whole:.3f} s | {whole / max(read, checking):.3f} | "
               f"{whole / (read + checking):.3f} |")
