@@ -6,8 +6,10 @@
 
 ``request_from_dimacs`` and ``request_from_files`` build the contract's JSON
 request; ``run_dimacs`` and ``run_files`` check the same request without
-building it, straight from the parsed arrays (the way to check proofs of
-millions of steps), with the same results, errors and work.
+building it, straight from the parsed arrays, with the same results, errors
+and work.  ``run_files`` checks a proof as it reads it (a ``Checker`` fed by
+a reader thread, in stream order): the way to check proofs of millions of
+steps, or a proof on a pipe that a solver is still writing.
 
 The accepted text:
 
@@ -16,25 +18,29 @@ The accepted text:
   lines; every literal is in ``1..V`` in magnitude and there are exactly ``C``
   clauses; a line starting with ``%`` ends the formula (SATLIB files).
 * proof: DRUP text, one step per ``0``-terminated run of literals, ``d`` in
-  front of a deletion, ``c`` comment lines.  Literals above ``V`` are allowed
-  here: the contract classifies them (``literal_out_of_range``).
+  front of a deletion, ``c`` comment lines; or binary DRUP, told by its first
+  bytes (``is_binary_proof``) unless ``proof_format`` says "text" or
+  "binary".  Literals above ``V`` are allowed here: the contract classifies
+  them (``literal_out_of_range``).
 * model: solver output (``c`` comments, ``s SATISFIABLE``, ``v ... 0`` lines)
   or a plain whitespace-separated literal list, optionally ended by ``0``.
 
 Texts are ``str`` or ``bytes``; a proof may also be a sequence of lines (what
-PySAT's ``get_proof()`` returns).  Files starting with gzip data are
-decompressed as they are read.  Malformed text raises ``DimacsError`` (a
-``ValueError``) naming the file, when known, and the 1-based line.
+PySAT's ``get_proof()`` returns).  Files compressed with gzip, xz or bz2 are
+decompressed as they are read (``_source``), and ``"-"`` is standard input.
+Malformed text raises ``DimacsError`` (a ``ValueError``) naming the file,
+when known, and the 1-based line (the byte offset in a binary proof).
 
 Files are read within the limits, in chunks.  Reading stops at the first
-limit passed, which is then raised as ``LimitExceeded`` with ``actual`` the
-count where reading stopped (the limit plus one; for ``max_vars`` and
-``max_clauses``, the CNF header's numbers); text after that point is never
-read, so a malformed line there goes unreported.  A file that passes no limit
-but is longer than its byte cap (``_bounds``; ``max_bytes`` overrides it) is
-refused with a ``DimacsError``.  Texts given in memory are parsed whole, with
-exact counts.  What is checked is
-described in docs/semantics.md.
+limit passed, which is then raised as ``LimitExceeded``: for a CNF, a model
+or a proof read whole, with ``actual`` the count where reading stopped (the
+limit plus one; for ``max_vars`` and ``max_clauses``, the CNF header's
+numbers); for a proof checked as it is read, at the step that passes it,
+unless a step fails first (that is the verdict).  Text after that point is
+never read, so a malformed line there goes unreported.  A file that passes no
+limit but is longer than its byte cap (``_bounds``; ``max_bytes`` overrides
+it) is refused with a ``DimacsError``.  Texts given in memory are parsed
+whole, with exact counts.  What is checked is described in docs/semantics.md.
 """
 
 from __future__ import annotations
