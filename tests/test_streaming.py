@@ -240,3 +240,32 @@ def test_peak_memory_is_flat_in_the_number_of_steps(tmp_path: Path) -> None:
     # Holding the 10x longer proof's arrays would take about 6 MB (1M steps of
     # 4-byte offsets, 1-byte kinds, 4-byte literals) more.
     assert peaks[1] < peaks[0] + 3 * 1024, peaks
+
+
+REASONS_SCRIPT = """
+import resource, sys
+from sat_claim_check import Limits
+from sat_claim_check.dimacs import run_files
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+r = run_files(sys.argv[1], sys.argv[2], limits=Limits.unlimited())
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base   # before the tuple is made
+print(peak, len(r.reason_deletions))
+"""
+
+
+@pytest.mark.compiled
+def test_deletions_of_reason_clauses_cost_8_bytes_each(tmp_path: Path) -> None:
+    # Each "d 2" deletes the unit clause [2], the reason of the level-0 literal
+    # 2: a million of them are recorded (Report.reason_deletions), as 8-byte
+    # integers (Python ints in a list would take 36 MB more).
+    cnf = write(tmp_path / "f.cnf", UNSAT_CNF)
+    peaks = []
+    for repeat in (1000, 1_000_000):
+        proof = tmp_path / f"p{repeat}.drup"
+        proof.write_bytes(b"2 0\nd 2 0\n" * repeat + GOOD_PROOF.encode())
+        out = subprocess.run([sys.executable, "-c", REASONS_SCRIPT, str(cnf), str(proof)],
+                             capture_output=True, text=True, check=True)
+        peak, count = map(int, out.stdout.split())
+        assert count == repeat
+        peaks.append(peak)
+    assert peaks[1] < peaks[0] + 28 * 1024, peaks

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -38,13 +39,11 @@ class Report:
     (docs/semantics.md, "Lenient deletions"), always empty when strict.
     """
 
-    __slots__ = ("engine", "ignored_deletions", "reason_deletions", "result", "work")
+    __slots__ = ("_ignored", "_reasons", "engine", "result", "work")
 
     result: Result
     work: int
     engine: KernelName
-    reason_deletions: tuple[int, ...]
-    ignored_deletions: tuple[int, ...]
 
     def __init__(self, result: Result, work: int, engine: KernelName,
                  reason_deletions: Iterable[int] = (),
@@ -52,8 +51,20 @@ class Report:
         self.result = result
         self.work = work
         self.engine = engine
-        self.reason_deletions = tuple(reason_deletions)
-        self.ignored_deletions = tuple(ignored_deletions)
+        # Kept as 8-byte integers (a proof may delete millions of reason clauses);
+        # the tuples are made when asked for.
+        self._reasons = array("q", reason_deletions)
+        self._ignored = array("q", ignored_deletions)
+
+    @property
+    def reason_deletions(self) -> tuple[int, ...]:
+        """The steps whose delete removed the reason of a level-0 literal."""
+        return tuple(self._reasons)
+
+    @property
+    def ignored_deletions(self) -> tuple[int, ...]:
+        """The steps whose delete was ignored (lenient deletions; else empty)."""
+        return tuple(self._ignored)
 
     def __repr__(self) -> str:
         return (f"Report(result={self.result!r}, work={self.work}, engine={self.engine!r}, "
@@ -63,9 +74,9 @@ class Report:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Report):
             return NotImplemented
-        return (self.result, self.work, self.engine, self.reason_deletions,
-                self.ignored_deletions) == (other.result, other.work, other.engine,
-                                            other.reason_deletions, other.ignored_deletions)
+        return (self.result, self.work, self.engine, self._reasons,
+                self._ignored) == (other.result, other.work, other.engine,
+                                   other._reasons, other._ignored)
 
 
 def run(request: dict[str, Any], *, engine: EngineName = "auto",

@@ -63,8 +63,8 @@ cdef class Kernel:
     cdef const int[::1] _step_lits
     cdef bint _running                  # a call is in progress (one at a time)
     cdef int phase                      # NEW, CHECKING, STOPPED, FINISHED or BROKEN
-    cdef public list reason_deletions   # steps whose delete removed a level-0 reason
-    cdef public list ignored_deletions  # steps whose delete was ignored (lenient)
+    cdef public object reason_deletions  # array("q"): steps whose delete removed a reason
+    cdef public object ignored_deletions  # array("q"): steps whose delete was ignored
     cdef readonly bint lenient          # SPEC §4.4: deletions read leniently
 
     cdef int32_t nvars                  # num_vars

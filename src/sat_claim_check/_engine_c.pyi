@@ -1,6 +1,7 @@
 # The compiled engine's public surface: the same Kernel as the reference
 # engine's (_engine_py), with the same signatures; step kinds and status codes
 # live in _codes.
+from array import array
 from typing import Any, Final
 
 from ._types import Ints, Progress
@@ -11,9 +12,9 @@ RUN_SLICE: Final[int]
 class Kernel:
     """The clause multiset, watch lists and level-0 state of one unsat check."""
 
-    reason_deletions: list[int]
+    reason_deletions: array[int]
     lenient: bool
-    ignored_deletions: list[int]
+    ignored_deletions: array[int]
 
     def __init__(
         self,

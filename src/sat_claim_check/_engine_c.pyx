@@ -306,8 +306,8 @@ cdef class Kernel:
 
     def __cinit__(self):
         # Cython zeroes the C fields: every pointer is NULL until start() loads.
-        self.reason_deletions = []
-        self.ignored_deletions = []
+        self.reason_deletions = array("q")    # 8 bytes a step: there may be millions
+        self.ignored_deletions = array("q")
         self.phase = NEW
 
     def __init__(self, num_vars, clause_offsets, clause_lits,
@@ -1158,8 +1158,8 @@ cdef class Kernel:
         try:
             self._free()
             self.phase = NEW
-            self.reason_deletions = []
-            self.ignored_deletions = []
+            self.reason_deletions = array("q")
+            self.ignored_deletions = array("q")
             self._load_cnf(more_clauses, more_lits)
             self._progress = progress
             self.poll_interval = INT64_MAX if poll_interval > INT64_MAX else poll_interval

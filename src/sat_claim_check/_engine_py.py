@@ -61,6 +61,7 @@ fall at nearby, not equal, points; the polls change nothing else.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -147,9 +148,9 @@ class Kernel:
     phase: int
     status: int
     step_index: int
-    reason_deletions: list[int]
+    reason_deletions: array[int]
     lenient: bool
-    ignored_deletions: list[int]
+    ignored_deletions: array[int]
 
     def __init__(self, num_vars: int, clause_offsets: Ints, clause_lits: Ints,
                  step_kinds: Ints | None, step_offsets: Ints | None, step_lits: Ints | None,
@@ -188,10 +189,11 @@ class Kernel:
         self.progress: Progress | None = None
         self.poll_interval = POLL_INTERVAL
         self.next_poll = NEVER  # the counter's value due for a call of progress
-        # Steps whose delete removed the reason of a level-0 literal (for --explain).
-        self.reason_deletions = []
-        # Steps whose delete was ignored (lenient mode only, SPEC §4.4).
-        self.ignored_deletions = []
+        # Steps whose delete removed the reason of a level-0 literal (for --explain),
+        # and those whose delete was ignored (lenient mode only, SPEC §4.4): 8
+        # bytes each, as a proof may have millions of them.
+        self.reason_deletions = array("q")
+        self.ignored_deletions = array("q")
 
     # -- values and assignment ------------------------------------------------
 

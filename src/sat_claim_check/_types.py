@@ -97,8 +97,8 @@ if TYPE_CHECKING:
     class KernelObject(Protocol):
         """A ``Kernel`` of either engine (``_engine_py``, ``_engine_c``)."""
 
-        reason_deletions: list[int]
-        ignored_deletions: list[int]
+        reason_deletions: array[int]
+        ignored_deletions: array[int]
 
         @property
         def work(self) -> int: ...
