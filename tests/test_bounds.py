@@ -379,8 +379,11 @@ def test_max_bytes_is_the_cap_to_the_byte(parser, tmp_path, what):
 def test_dev_zero_as_each_file(parser, tmp_path):
     ok = tmp_path / "ok.cnf"
     ok.write_text(CNF_OK)
-    for files in (("/dev/zero", ok, None), (ok, "/dev/zero", None), (ok, None, "/dev/zero")):
-        with pytest.raises(DimacsError, match="longer than"):
+    # A proof's NUL bytes are one run without whitespace, refused at 1 MiB.
+    for files, message in ((("/dev/zero", ok, None), "longer than"),
+                           ((ok, "/dev/zero", None), "without whitespace"),
+                           ((ok, None, "/dev/zero"), "longer than")):
+        with pytest.raises(DimacsError, match=message):
             dimacs.parse_files(*files)
 
 

@@ -269,3 +269,15 @@ def test_deletions_of_reason_clauses_cost_8_bytes_each(tmp_path: Path) -> None:
         assert count == repeat
         peaks.append(peak)
     assert peaks[1] < peaks[0] + 28 * 1024, peaks
+
+
+def test_a_run_without_whitespace_is_refused_however_high_the_limits(tmp_path: Path) -> None:
+    # /dev/zero read as a text proof: one endless "token" of NUL bytes.  It was
+    # held whole while waiting for its end; under unlimited limits, for ever.
+    cnf = write(tmp_path / "f.cnf", UNSAT_CNF)
+    proof = tmp_path / "zeros.drup"
+    proof.write_bytes(b"2 0\n" + b"\x00" * (3 << 20))
+    for limits in (None, scc.Limits.unlimited()):
+        with pytest.raises(DimacsError, match="without whitespace") as info:
+            run_files(cnf, proof, limits=limits)
+        assert info.value.offset == 4

@@ -672,6 +672,10 @@ def run_parsed(parsed: Parsed, engine: EngineName = "auto", limits: Limits | Non
 # parts in flight weigh less than the clauses they bring.
 READ_AHEAD = 2
 PART_BYTES = 1 << 18
+# A text proof's run of bytes without whitespace waits for its end before it
+# is scanned; past this length it is refused (so that /dev/zero, or a stray
+# binary file, cannot make the wait hold the whole input).
+LONGEST_RUN = 1 << 20
 
 
 def check_stream(checker: Checker, path: _Path, max_bytes: int, *,
@@ -781,6 +785,10 @@ def _proof_parts(path: _Path, max_bytes: int,
                 yield part
                 if part.code or over:
                     return
+                if len(rest) > LONGEST_RUN:
+                    raise DimacsError(f"proof: more than {LONGEST_RUN} bytes without "
+                                      "whitespace (no DRUP token is that long)",
+                                      _file_name(path), offset=read - len(rest))
         except _source.SourceError as exc:
             raise DimacsError(str(exc), _file_name(path)) from None
         yield _Part(stream.scan(rest, True), source, binary)
