@@ -383,6 +383,10 @@ def _parse_texts(cnf_text: object, proof: object, model: object, cnf_file: str |
 # -- reading files within the limits -------------------------------------------
 
 _WHITESPACE = b" \t\n\r\x0b\x0c"      # what bytes.split() and the scanners split on
+# A run of bytes without whitespace waits for its end before it is scanned;
+# one of this length is refused, so that /dev/zero or a stray binary file
+# cannot make the wait hold the whole input.
+LONGEST_RUN = 1 << 20
 # Scanner outcomes that only the end of the text decides: a scan of the first
 # part of a text is the whole text's answer unless it ends with one of these.
 _AT_THE_END = (_codes.SCAN_OK, _codes.SCAN_ERR_UNTERMINATED, _codes.SCAN_ERR_CLAUSE_COUNT)
@@ -420,18 +424,18 @@ def _whole_tokens(buf: bytearray, end: int) -> memoryview:
 
 
 def _read_scanned(path: _Path, scan: Callable[[Any], Any], settled: Callable[[Any], bool],
-                  fewest: int, max_bytes: int, what: str) -> Any:
+                  max_bytes: int, what: str) -> Any:
     """``scan`` of the file's text, read in chunks and no further than needed.
 
-    ``fewest`` is how many items (literals or steps, two bytes each at least)
-    it takes to pass a stop limit.  From then on, the part read so far is
-    scanned each time it doubles; a scan that ``settled`` (an error in the
-    text, or a stop limit passed) is the whole file's answer, and reading
-    stops there.  Past ``max_bytes`` bytes with nothing settled, the file is
+    The part read so far is scanned each time it doubles, from one chunk on
+    (at most twice the scanning of the whole text); a scan that ``settled``
+    (an error in the text, or a stop limit passed) is the whole file's answer,
+    and reading stops there: /dev/zero stops at its first chunk whatever the
+    limits.  Past ``max_bytes`` bytes with nothing settled, the file is
     refused.  (When a scan runs changes how much is read, never the answer.)
     """
     buf = bytearray()
-    next_scan = max(_bounds.CHUNK, 2 * fewest)
+    next_scan = _bounds.CHUNK
     chunks = file_chunks(path)
     with contextlib.closing(chunks):    # closes the file when reading stops early
         for chunk in chunks:
@@ -444,8 +448,17 @@ def _read_scanned(path: _Path, scan: Callable[[Any], Any], settled: Callable[[An
                     return result
                 if over:
                     raise too_long(what, max_bytes, os.fspath(path))
+                run_start = max(buf.rfind(c) for c in _WHITESPACE) + 1
+                if len(buf) - run_start >= LONGEST_RUN:
+                    raise no_whitespace(what, os.fspath(path), run_start)
                 next_scan = 2 * len(buf)
     return scan(buf)
+
+
+def no_whitespace(what: str, name: str, offset: int) -> DimacsError:
+    """The error of a run of bytes that never ends (NUL bytes, a binary file)."""
+    return DimacsError(f"{what}: more than {LONGEST_RUN} bytes without whitespace (no "
+                       "DIMACS token is that long)", name, offset=offset)
 
 
 def too_long(what: str, max_bytes: int, name: str) -> DimacsError:
@@ -463,7 +476,7 @@ def _read_cnf(path: _Path, limits: Limits, max_bytes: int) -> tuple[Any, ...]:
     name = os.fspath(path)
     result = _read_scanned(path, lambda data: _scanner.parse_cnf(
         data, limits.max_vars, limits.max_clauses, limits.max_total_literals),
-        _scan_settled, limits.max_total_literals, max_bytes, "CNF")
+        _scan_settled, max_bytes, "CNF")
     code, line, token, value, num_vars, num_clauses, offsets, lits = result
     if code == _codes.SCAN_STOPPED:     # at least one of these is passed
         _raise_passed([("max_vars", num_vars), ("max_clauses", num_clauses),
@@ -549,7 +562,7 @@ def _read_model(path: _Path, limits: Limits, max_bytes: int) -> list[int]:
             return result.line is not None
         return len(result) > most
 
-    result = _read_scanned(path, scan, settled, most, max_bytes, "model")
+    result = _read_scanned(path, scan, settled, max_bytes, "model")
     if isinstance(result, DimacsError):
         raise result
     _raise_passed([("max_assignment_literals", len(result))], limits)
@@ -672,10 +685,7 @@ def run_parsed(parsed: Parsed, engine: EngineName = "auto", limits: Limits | Non
 # parts in flight weigh less than the clauses they bring.
 READ_AHEAD = 2
 PART_BYTES = 1 << 18
-# A text proof's run of bytes without whitespace waits for its end before it
-# is scanned; past this length it is refused (so that /dev/zero, or a stray
-# binary file, cannot make the wait hold the whole input).
-LONGEST_RUN = 1 << 20
+
 
 
 def check_stream(checker: Checker, path: _Path, max_bytes: int, *,
@@ -785,10 +795,8 @@ def _proof_parts(path: _Path, max_bytes: int,
                 yield part
                 if part.code or over:
                     return
-                if len(rest) > LONGEST_RUN:
-                    raise DimacsError(f"proof: more than {LONGEST_RUN} bytes without "
-                                      "whitespace (no DRUP token is that long)",
-                                      _file_name(path), offset=read - len(rest))
+                if len(rest) >= LONGEST_RUN:
+                    raise no_whitespace("proof", _file_name(path), read - len(rest))
         except _source.SourceError as exc:
             raise DimacsError(str(exc), _file_name(path)) from None
         yield _Part(stream.scan(rest, True), source, binary)
