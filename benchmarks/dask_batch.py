@@ -20,7 +20,10 @@ each chunk size in --chunks, for the cost of a task. Ratios use the median of
 the rounds.
 
 ``--local`` runs jobs1 and jobs2 only (no cluster, dask not needed), for the
-throughput of ``batch --jobs 2`` against ``--jobs 1``.
+throughput of ``batch --jobs 2`` against ``--jobs 1``: both read the input
+from a file, as ``batch FILE`` does (the workers read their lines from it
+themselves), and ``jobs2-stream`` reads it from an in-memory stream, as from
+a pipe (the batch process sends the lines to the workers).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import os
 import resource
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -63,14 +67,17 @@ def workers_cpu(client: Any) -> float:
     return sum(client.run(cpu).values()) if client is not None else 0.0
 
 
-def timed(run: Callable[[io.BytesIO, io.StringIO], Any], data: bytes,
-          client: Any = None) -> tuple[float, float, float, str]:
+def timed(run: Callable[[Any, io.StringIO], Any], data: bytes,
+          client: Any = None, path: Path | None = None) -> tuple[float, float, float, str]:
     """(wall seconds, this process's CPU seconds, its workers' CPU seconds,
     output) of one run; the workers are ``client``'s, else this process's
-    children (batch --jobs N, whose workers end with the batch)."""
-    stream, out = io.BytesIO(data), io.StringIO()
+    children (batch --jobs N, whose workers end with the batch).  The input
+    is the file ``path`` (which holds ``data``), else an in-memory stream."""
+    stream = io.BytesIO(data) if path is None else open(path, "rb")  # noqa: SIM115
+    out = io.StringIO()
     before = (time.perf_counter(), cpu(), cpu(resource.RUSAGE_CHILDREN), workers_cpu(client))
-    run(stream, out)
+    with stream:
+        run(stream, out)
     after = (time.perf_counter(), cpu(), cpu(resource.RUSAGE_CHILDREN), workers_cpu(client))
     wall, own, children, workers = (b - a for a, b in zip(before, after))
     return wall, own, children + workers, out.getvalue()
@@ -219,27 +226,32 @@ def local_only(args: argparse.Namespace) -> None:
           f"{len(data) / 2**20:.1f} MiB; {implementations()}; Python {sys.version.split()[0]}; "
           f"{_batch.available_cpus()} CPUs; load average {os.getloadavg()[0]:.2f}")
 
-    def local(jobs: int) -> Callable[[io.BytesIO, io.StringIO], Any]:
+    def local(jobs: int) -> Callable[[Any, io.StringIO], Any]:
         return lambda stream, out: _batch.run_batch(
             stream, out, engine=args.engine, limits=None, jobs=jobs,
             progress=_batch.Progress(stream, 0))
 
-    ways = {"jobs1": local(1), "jobs2": local(2)}
-    times: dict[str, list[float]] = {name: [] for name in ways}
-    cpus: dict[str, list[float]] = {name: [] for name in ways}
-    reference = None
-    for round_ in range(args.rounds):
-        for name in (ways if round_ % 2 == 0 else reversed(list(ways))):
-            seconds, own, workers, out = timed(ways[name], data)
-            reference = reference or out
-            if out != reference:
-                raise SystemExit(f"{name}: the output differs")
-            times[name].append(seconds)
-            cpus[name].append(own + workers)
-        print(f"round {round_ + 1}: jobs1 {times['jobs1'][-1]:.2f} s, "
-              f"jobs2 {times['jobs2'][-1]:.2f} s, ratio "
-              f"{times['jobs1'][-1] / times['jobs2'][-1]:.2f}; load average "
-              f"{os.getloadavg()[0]:.2f}")
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "requests.jsonl"
+        path.write_bytes(data)
+        ways = {"jobs1": (local(1), path), "jobs2": (local(2), path),
+                "jobs2-stream": (local(2), None)}
+        times: dict[str, list[float]] = {name: [] for name in ways}
+        cpus: dict[str, list[float]] = {name: [] for name in ways}
+        reference = None
+        for round_ in range(args.rounds):
+            for name in (ways if round_ % 2 == 0 else reversed(list(ways))):
+                run, source = ways[name]
+                seconds, own, workers, out = timed(run, data, path=source)
+                reference = reference or out
+                if out != reference:
+                    raise SystemExit(f"{name}: the output differs")
+                times[name].append(seconds)
+                cpus[name].append(own + workers)
+            print(f"round {round_ + 1}: " + ", ".join(
+                f"{name} {times[name][-1]:.2f} s" for name in ways)
+                + f", ratio {times['jobs1'][-1] / times['jobs2'][-1]:.2f}; load average "
+                f"{os.getloadavg()[0]:.2f}")
     median = {name: statistics.median(values) for name, values in times.items()}
     cpu_line = {name: statistics.median(cpus[name]) / len(lines) * 1e3 for name in ways}
     for name in ways:
@@ -249,6 +261,9 @@ def local_only(args: argparse.Namespace) -> None:
           f"best {min(times['jobs1']) / min(times['jobs2']):.2f}x (goal >= 1.8); "
           f"ceiling from CPU per line on 2 idle cores "
           f"{2 * cpu_line['jobs1'] / cpu_line['jobs2']:.2f}x")
+    print(f"jobs2-stream / jobs1 throughput: median "
+          f"{median['jobs1'] / median['jobs2-stream']:.2f}x, ceiling "
+          f"{2 * cpu_line['jobs1'] / cpu_line['jobs2-stream']:.2f}x")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 
 One job checks in this process.  More jobs check chunks of lines in worker
 processes, with a bounded number of lines read ahead of the output, so memory
-stays bounded whatever the input size.
+stays bounded whatever the input size.  From an input that is a regular file
+the workers are sent where their lines are (Spans) and read them themselves,
+so that the batch process does not copy every line into a pipe.
 
 No fault costs a line.  A worker that dies (killed, out of memory) costs only
 the chunk it held: those lines are checked again one by one in new workers,
@@ -23,12 +25,13 @@ import os
 import queue
 import select
 import signal
+import stat
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from typing import IO, TYPE_CHECKING, Any, Protocol, Union
+from typing import IO, TYPE_CHECKING, Any, NamedTuple, Protocol, Union
 
 from ._check import contract_limits, lenient_deletions, run_validated
 from ._codes import EXIT_NOT_VALID, EXIT_REJECTED, EXIT_VALID
@@ -50,13 +53,14 @@ except ImportError:         # Windows: no address-space limit
     resource = None  # type: ignore[assignment]
 
 __all__ = ["CHECK_FAILED", "CHUNK_LINES", "FAILED", "OUT_OF_MEMORY", "Outcome", "Progress",
-           "answer_line", "available_cpus", "bug_message", "check_line", "check_lines", "check_one",
-           "default_worker_memory", "failed_line", "memory_message", "numbered_lines",
-           "run_batch"]
+           "Span", "answer_line", "available_cpus", "bug_message", "check_line", "check_lines",
+           "check_one", "default_worker_memory", "failed_line", "memory_message",
+           "numbered_lines", "numbered_spans", "read_span", "run_batch"]
 
 CHUNK_LINES = 32            # lines per task sent to a worker
 _SKIP_CHUNK = 1 << 20       # bytes read at a time while skipping a line that is too long
 _READ_BYTES = 1 << 16       # bytes read from the input descriptor at a time
+_SPAN_READ_BYTES = 1 << 20  # bytes of an input file scanned for line ends at a time
 _QUEUED_CHUNKS = 4          # chunks the reader thread holds ready, at most
 FAILED = 3                  # the count (after EXIT_VALID, _NOT_VALID, _REJECTED) of lines
                             # whose check could not finish
@@ -65,9 +69,20 @@ DEATHS = 2                  # a line whose worker died this many times is given 
 _EXIT_OUT_OF_MEMORY = 3     # a worker's exit status when a whole chunk did not fit
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
-# (1-based line number, the line without its newline, or a str: numbered_lines'
-# reason for refusing a line too long to read)
-Numbered = tuple[int, Union[bytes, str]]
+
+
+class Span(NamedTuple):
+    """Where a line is in the input file (without its newline).  With workers
+    and an input file, the batch process sends them this and each worker reads
+    its lines itself (read_span): a line's bytes then cross no pipe."""
+
+    offset: int
+    length: int
+
+
+# (1-based line number, the line without its newline, a str: numbered_lines'
+# reason for refusing a line too long to read, or where it is in the input file)
+Numbered = tuple[int, Union[bytes, str, Span]]
 Checked = tuple[int, str]           # (EXIT_VALID, _NOT_VALID, _REJECTED or FAILED, output)
 
 
@@ -167,24 +182,36 @@ def check_line(engine: EngineName, limits: Limits | None, number: int, line: byt
 
 def check_lines(engine: EngineName, limits: Limits | None, lines: list[Numbered],
                 memory: int | None = None, manifest: str | None = None,
-                deletions: Deletions = "strict") -> list[Checked]:
+                deletions: Deletions = "strict", input_fd: int | None = None) -> list[Checked]:
     """check_line() on each numbered line, in order (what a worker does per chunk).
 
     With ``manifest`` (the directory that relative paths are resolved against)
-    the lines are manifest lines: ``_manifest.check_manifest_line``.
+    the lines are manifest lines: ``_manifest.check_manifest_line``.  A Span
+    is read from ``input_fd`` first.
     """
-    if manifest is not None:
-        from ._manifest import check_manifest_line
-        return [check_manifest_line(engine, limits, number, line, manifest, memory, deletions)
-                for number, line in lines]
-    return [check_line(engine, limits, number, line, memory, deletions)
-            for number, line in lines]
+    checked = []
+    for number, line in lines:
+        if isinstance(line, Span):
+            try:
+                line = read_span(input_fd, line)
+            except MemoryError:
+                checked.append((FAILED, failed_line(number, memory_message(memory))))
+                continue
+        if manifest is not None:
+            from ._manifest import check_manifest_line
+            checked.append(check_manifest_line(engine, limits, number, line, manifest, memory,
+                                               deletions))
+        else:
+            checked.append(check_line(engine, limits, number, line, memory, deletions))
+    return checked
 
 
-def check_one(engine: EngineName, limits: Limits | None, number: int, line: bytes | str,
-              manifest: str | None = None, deletions: Deletions = "strict") -> Checked:
+def check_one(engine: EngineName, limits: Limits | None, number: int,
+              line: bytes | str | Span, manifest: str | None = None,
+              deletions: Deletions = "strict", input_fd: int | None = None) -> Checked:
     """check_lines() of one line, in this process."""
-    return check_lines(engine, limits, [(number, line)], None, manifest, deletions)[0]
+    return check_lines(engine, limits, [(number, line)], None, manifest, deletions,
+                       input_fd)[0]
 
 
 def numbered_lines(stream: LineReader, max_bytes: int | None = None) -> Iterator[Numbered]:
@@ -213,8 +240,7 @@ def numbered_lines(stream: LineReader, max_bytes: int | None = None) -> Iterator
         if len(line) <= max_bytes:
             yield number, line          # the last line, with no newline
             continue
-        reason = (f"the line is longer than {max_bytes} bytes, the most read at these "
-                  "limits (raise the limits, or --max-input-bytes)")
+        reason = _too_long(max_bytes)
         most, skipped = skip_bytes(max_bytes), len(line)
         while line and not line.endswith(b"\n"):
             if skipped > most:
@@ -228,6 +254,54 @@ def numbered_lines(stream: LineReader, max_bytes: int | None = None) -> Iterator
 def skip_bytes(max_bytes: int) -> int:
     """How far a line over the cap is skipped before the input is given up."""
     return max(16 * max_bytes, 64 << 20)
+
+
+def _too_long(max_bytes: int) -> str:
+    return (f"the line is longer than {max_bytes} bytes, the most read at these "
+            "limits (raise the limits, or --max-input-bytes)")
+
+
+def numbered_spans(fd: int, start: int, max_bytes: int | None = None
+                   ) -> Iterator[tuple[int, Span | str]]:
+    """numbered_lines() of the regular file ``fd`` from byte ``start`` on, each
+    line as its Span (or the same reason for refusing it, a str): the file is
+    scanned for line ends a block at a time, and no line is held."""
+    number = 0
+    line_start = at = start
+    while True:
+        block = os.pread(fd, _SPAN_READ_BYTES, at)
+        if not block:
+            break
+        found = block.find(b"\n")
+        while found >= 0:
+            number += 1
+            length = at + found - line_start
+            yield number, (_too_long(max_bytes) if max_bytes is not None and length > max_bytes
+                           else Span(line_start, length))
+            line_start = at + found + 1
+            found = block.find(b"\n", found + 1)
+        at += len(block)
+        if max_bytes is not None and at - line_start > skip_bytes(max_bytes):
+            yield number + 1, (f"{_too_long(max_bytes)}; it has no end within "
+                               f"{skip_bytes(max_bytes)} bytes: the input stops here")
+            return
+    if at > line_start:                 # the last line, with no newline
+        length = at - line_start
+        yield number + 1, (_too_long(max_bytes) if max_bytes is not None and length > max_bytes
+                           else Span(line_start, length))
+
+
+def read_span(fd: int | None, span: Span) -> bytes | str:
+    """The line at ``span`` of the input file, or why it cannot be read (a str:
+    the line is rejected with it)."""
+    assert fd is not None, "a Span without the input file"
+    try:
+        data = os.pread(fd, span.length, span.offset)
+    except OSError as exc:
+        return f"cannot read this line of the input: {exc.strerror or exc}"
+    if len(data) != span.length:
+        return "the input file changed while the batch read it: this line is no longer there"
+    return data
 
 
 # -- how many workers, how much memory -----------------------------------------
@@ -395,12 +469,18 @@ class _Input:
     waiting for input never delays writing the lines already checked.
 
     A chunk holds CHUNK_LINES lines, fewer when the next read would block (a
-    slow pipe) or at the end.  A read error ends the input and is kept.
+    slow pipe) or at the end.  A read error ends the input and is kept.  With
+    ``spans``, the lines of an input that is a regular file are Spans of it
+    (``input_fd``), for workers to read themselves.
     """
 
-    def __init__(self, stream: IO[bytes], max_line_bytes: int | None = None) -> None:
+    def __init__(self, stream: IO[bytes], max_line_bytes: int | None = None,
+                 spans: bool = False) -> None:
         self._stream = stream
         self._max_line_bytes = max_line_bytes
+        found = _input_file(stream) if spans else None
+        self.input_fd = None if found is None else found[0]
+        self._position = 0 if found is None else found[1]   # after the last Span taken
         self._queue: queue.Queue[list[Numbered] | None] = queue.Queue(_QUEUED_CHUNKS)
         self._chunk: list[Numbered] = []        # the reader thread's chunk being filled
         self._stopping = False
@@ -440,6 +520,10 @@ class _Input:
         """Whether next_chunk(block=False) has something to give."""
         return not self._queue.empty()
 
+    def tell(self) -> int:
+        """About how far the input has been read, in bytes (for the progress line)."""
+        return self._position if self.input_fd is not None else self._stream.tell()
+
     def take_wake(self) -> None:
         with suppress(BlockingIOError):
             os.read(self.wake, 4096)
@@ -467,8 +551,15 @@ class _Input:
             signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
         with suppress(_Stopped):
             try:
-                for item in numbered_lines(self._source(), self._max_line_bytes):
+                items: Iterator[Numbered]
+                if self.input_fd is not None:
+                    items = numbered_spans(self.input_fd, self._position, self._max_line_bytes)
+                else:
+                    items = numbered_lines(self._source(), self._max_line_bytes)
+                for item in items:
                     self._chunk.append(item)
+                    if isinstance(item[1], Span):
+                        self._position = item[1].offset + item[1].length
                     if len(self._chunk) == CHUNK_LINES:
                         self._flush()
             except OSError as exc:      # the lines before it are still checked
@@ -502,6 +593,34 @@ class _Input:
             raise _Stopped
         with suppress(BlockingIOError):
             os.write(self._wake_w, b"x")
+
+
+def _input_file(stream: IO[bytes]) -> tuple[int, int] | None:
+    """(descriptor, position) of a stream that is a regular file, or None."""
+    try:
+        fd = stream.fileno()
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return fd, stream.tell()
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+class _InputFile:
+    """The input file's descriptor as a worker process gets it: inherited
+    through a fork, or duplicated into the worker by the other start methods
+    (as multiprocessing does for a Connection)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def __reduce__(self) -> tuple[Callable[[Any], _InputFile], tuple[Any]]:
+        from multiprocessing.reduction import DupFd
+        return _input_file_from, (DupFd(self.fd),)
+
+
+def _input_file_from(duplicate: Any) -> _InputFile:
+    return _InputFile(duplicate.detach())
 
 
 class _Output:
@@ -542,7 +661,7 @@ class Progress:
 
     def __init__(self, stream: IO[bytes], total_bytes: int) -> None:
         self.enabled = sys.stderr is not None and sys.stderr.isatty()
-        self.stream = stream
+        self.tell: Callable[[], int] = lambda: stream.tell()   # how far the input is read
         self.total = total_bytes
         self.last = 0.0
 
@@ -555,7 +674,7 @@ class Progress:
         line += f", {counts[FAILED]} failed)" if counts[FAILED] else ")"
         if self.total:
             # The reader runs a few chunks ahead of the writer: close enough.
-            frac = min(1.0, self.stream.tell() / self.total)
+            frac = min(1.0, self.tell() / self.total)
             bar = "#" * int(30 * frac)
             line = f"[{bar:<30}] {100 * frac:3.0f}% {line}"
         self._write("\r" + line)
@@ -604,15 +723,16 @@ def run_batch(stream: IO[bytes], out: IO[str], *, engine: EngineName, limits: Li
     before any line is read).
     """
     lenient_deletions(deletions)
-    lines_in = _Input(stream, max_line_bytes)
+    lines_in = _Input(stream, max_line_bytes, spans=jobs > 1)
+    progress.tell = lines_in.tell
     with _StopSignals() as signals:
         output = _Output(out, progress, signals)
         outcome = Outcome(output.counts)
         try:
-            lines_in.start()
             if jobs == 1:
+                lines_in.start()
                 _check_here(lines_in, output, engine, limits, manifest, deletions)
-            else:
+            else:       # it starts the reader once it has started its workers
                 _check_in_workers(lines_in, output, jobs, engine, limits, worker_memory,
                                   manifest, deletions)
         except _WriteFailed as exc:
@@ -653,11 +773,12 @@ class _Worker:
     """One worker process, its end of the pipe, and the task it holds."""
 
     def __init__(self, context: Any, engine: EngineName, limits: Limits | None,
-                 memory: int | None, manifest: str | None, deletions: Deletions) -> None:
+                 memory: int | None, manifest: str | None, deletions: Deletions,
+                 input_file: _InputFile | None) -> None:
         ours, theirs = context.Pipe()
         self.process = context.Process(target=_serve,
                                        args=(theirs, engine, limits, memory, manifest,
-                                             deletions),
+                                             deletions, input_file),
                                        daemon=True)
         self.process.start()
         theirs.close()
@@ -699,8 +820,10 @@ class _Worker:
 
 
 def _serve(conn: Connection, engine: EngineName, limits: Limits | None, memory: int | None,
-           manifest: str | None, deletions: Deletions = "strict") -> None:
-    """A worker process: check the chunks the batch sends, until it sends None."""
+           manifest: str | None, deletions: Deletions = "strict",
+           input_file: _InputFile | None = None) -> None:
+    """A worker process: check the chunks the batch sends, until it sends None
+    (reading the Spans among their lines from ``input_file``)."""
     # Ctrl-C reaches the whole process group: the batch decides what to do.  A
     # fork copied the batch's SIGTERM handler and blocked signals: undo both.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -708,6 +831,7 @@ def _serve(conn: Connection, engine: EngineName, limits: Limits | None, memory: 
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
     memory = _limit_memory(memory)
+    input_fd = None if input_file is None else input_file.fd
     parent = os.getppid()
     try:
         while True:
@@ -717,7 +841,7 @@ def _serve(conn: Connection, engine: EngineName, limits: Limits | None, memory: 
             lines = conn.recv()
             if lines is None:
                 return
-            conn.send(check_lines(engine, limits, lines, memory, manifest, deletions))
+            conn.send(check_lines(engine, limits, lines, memory, manifest, deletions, input_fd))
     except MemoryError:         # the chunk itself, or its results, did not fit
         sys.exit(_EXIT_OUT_OF_MEMORY)
     except (EOFError, OSError):     # the batch is gone
@@ -736,6 +860,8 @@ def _check_in_workers(lines_in: _Input, output: _Output, jobs: int, engine: Engi
     from multiprocessing.connection import wait
 
     context = _context()
+    input_fd = lines_in.input_fd
+    input_file = None if input_fd is None else _InputFile(input_fd)
     workers: list[_Worker] = []
     retry: list[tuple[int, _Task]] = []     # a heap: the earliest line first
     ahead = 4 * jobs * CHUNK_LINES          # at most this many lines read, not yet written
@@ -755,10 +881,12 @@ def _check_in_workers(lines_in: _Input, output: _Output, jobs: int, engine: Engi
         task.deaths += 1
         if task.deaths < DEATHS:
             heapq.heappush(retry, (number, task))
-        else:
-            output.put(number, (FAILED, failed_line(
-                number, f"the worker process checking this line died {DEATHS} times "
-                        f"(last: {reason})", line_id(line, manifest is not None))))
+            return
+        if isinstance(line, Span):
+            line = read_span(input_fd, line)
+        output.put(number, (FAILED, failed_line(
+            number, f"the worker process checking this line died {DEATHS} times "
+                    f"(last: {reason})", line_id(line, manifest is not None))))
 
     def next_task() -> _Task | None:
         if retry:
@@ -773,7 +901,8 @@ def _check_in_workers(lines_in: _Input, output: _Output, jobs: int, engine: Engi
         nonlocal jobs
         try:
             with _signals_blocked():
-                workers.append(_Worker(context, engine, limits, memory, manifest, deletions))
+                workers.append(_Worker(context, engine, limits, memory, manifest, deletions,
+                                       input_file))
         except OSError:     # no more processes: go on with those there are
             jobs = max(1, len(workers))
             return None
@@ -798,11 +927,16 @@ def _check_in_workers(lines_in: _Input, output: _Output, jobs: int, engine: Engi
                 else:               # not even one: check here
                     for number, line in task.lines:
                         output.put(number, check_one(engine, limits, number, line, manifest,
-                                                     deletions))
+                                                     deletions, input_fd))
             elif not worker.give(task):
                 died(worker)        # it died taking the task: the task counts
 
     try:
+        # The workers start before the reader thread: no fork waits for it, and
+        # no worker is a copy of a process with a thread in it.
+        while len(workers) < jobs and start_worker() is not None:
+            pass
+        lines_in.start()
         while True:
             hand_out()
             busy = [w for w in workers if w.task is not None]

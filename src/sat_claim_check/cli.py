@@ -391,7 +391,8 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--jobs", "-j", type=jobs_count, default=None, metavar="N",
                        help="worker processes (default 1: check in this process; 0 means "
                             "one per CPU; more than the CPUs this process may use is "
-                            "lowered to that number, with a note on stderr)")
+                            "lowered to that number, with a note on stderr); from an input "
+                            "file they read their own lines")
     batch.add_argument("--worker-memory", type=worker_memory, default=None, metavar="MiB",
                        help="the address space each worker process may use (Linux; "
                             "default: the physical memory divided by N + 1; 0: no limit). "

@@ -40,6 +40,7 @@ from ._batch import (
     Numbered,
     Outcome,
     Progress,
+    Span,
     _Output,
     _Stop,
     _StopSignals,
@@ -276,6 +277,7 @@ def _check_on_cluster(client: Any, chunks: _Chunks, output: _Output, window: int
                 suspects.extend(lines)
                 return
             number, line = lines[0]
+            assert not isinstance(line, Span)       # the cluster's lines are read here
             message = _failure(future.exception())
             output.put(number, (FAILED, failed_line(number, message,
                                                     line_id(line, manifest is not None))))

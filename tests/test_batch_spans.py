@@ -1,0 +1,238 @@
+"""`batch --jobs N` on an input file: the workers read their lines from the file.
+
+The batch process scans the file for line ends and sends each worker the
+Spans of its lines (offset, length); the worker reads them itself.  The output
+is byte for byte that of the lines read and sent (a stream, ``--jobs 1``).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import multiprocessing
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sat_claim_check import _batch
+from sat_claim_check._batch import FAILED, Span, numbered_lines, numbered_spans, read_span
+
+needs_workers = pytest.mark.skipif(_batch.available_cpus() < 2, reason="--jobs 2 needs two CPUs")
+needs_fork = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
+                                reason="the fault injection reaches workers by fork")
+
+SAT = {"cnf": {"num_vars": 2, "clauses": [[1, 2], [-1]]}, "claim": "sat", "assignment": [-1, 2]}
+NOT_SAT = {"cnf": {"num_vars": 1, "clauses": [[1]]}, "claim": "sat", "assignment": [-1]}
+UNSAT = {"cnf": {"num_vars": 1, "clauses": [[1], [-1]]}, "claim": "unsat", "proof": [{"add": []}]}
+
+
+def mixed_lines() -> list[bytes]:
+    """Requests valid and not, envelopes, malformed and blank lines, a CR."""
+    lines = []
+    for n in range(70):
+        request = (SAT, NOT_SAT, UNSAT)[n % 3]
+        text = json.dumps({"id": n, "request": request} if n % 4 == 0 else request).encode()
+        if n % 11 == 5:
+            text = b"{not json"
+        elif n % 13 == 7:
+            text = b""
+        elif n % 17 == 3:
+            text += b"\r"
+        lines.append(text)
+    lines.append(b"x" * 5000)                       # over the cap below
+    lines.append(json.dumps(SAT).encode())
+    return lines
+
+
+def batch(stream: Any, jobs: int, **options: Any) -> tuple[_batch.Outcome, str]:
+    out = io.StringIO()
+    outcome = _batch.run_batch(stream, out, engine="auto", limits=None, jobs=jobs,
+                               progress=_batch.Progress(stream, 0), **options)
+    assert multiprocessing.active_children() == []
+    return outcome, out.getvalue()
+
+
+def spy_on_tasks(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The lines of every task given to a worker."""
+    given_lines: list[Any] = []
+    real = _batch._Worker.give
+
+    def give(self: Any, task: Any) -> bool:
+        given_lines.extend(line for _, line in task.lines)
+        return real(self, task)
+    monkeypatch.setattr(_batch._Worker, "give", give)
+    return given_lines
+
+
+# -- the scan ------------------------------------------------------------------
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.lists(st.sampled_from([b"a", b"\n", b"\r", b" ", b"{}"]), max_size=80).map(b"".join),
+       start=st.integers(0, 10), max_bytes=st.one_of(st.none(), st.integers(0, 12)),
+       block=st.integers(1, 9))
+def test_the_spans_of_a_file_are_its_lines(tmp_path_factory: Any, data: bytes, start: int,
+                                           max_bytes: int | None, block: int) -> None:
+    start = min(start, len(data))
+    path = tmp_path_factory.mktemp("spans") / "input"
+    path.write_bytes(data)
+    want = list(numbered_lines(io.BytesIO(data[start:]), max_bytes))
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(_batch, "_SPAN_READ_BYTES", block)   # line ends across blocks
+            got = [(number, read_span(fd, line) if isinstance(line, Span) else line)
+                   for number, line in numbered_spans(fd, start, max_bytes)]
+    finally:
+        os.close(fd)
+    assert got == want
+
+
+def test_a_line_with_no_end_within_the_skip_stops_the_spans(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    monkeypatch.setattr(_batch, "skip_bytes", lambda max_bytes: 4 * max_bytes)
+    monkeypatch.setattr(_batch, "_SPAN_READ_BYTES", 16)
+    path = tmp_path / "input"
+    path.write_bytes(b"ok\n" + b"y" * 100 + b"\nnever read\n")
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        got = list(numbered_spans(fd, 0, 10))
+    finally:
+        os.close(fd)
+    assert got[0] == (1, Span(0, 2))
+    assert len(got) == 2 and got[1][0] == 2
+    assert isinstance(got[1][1], str) and got[1][1].endswith(
+        "it has no end within 40 bytes: the input stops here")
+
+
+def test_a_span_the_file_no_longer_holds_is_rejected_with_a_reason(tmp_path: Path) -> None:
+    path = tmp_path / "input"
+    path.write_bytes(json.dumps(SAT).encode() + b"\n")
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        kind, text = _batch.check_one("auto", None, 1, Span(0, path.stat().st_size - 1),
+                                      input_fd=fd)
+        assert kind == 0 and json.loads(text)["valid"] is True
+        kind, text = _batch.check_one("auto", None, 2, Span(10_000, 5), input_fd=fd)
+    finally:
+        os.close(fd)
+    error = json.loads(text)
+    assert kind == 2 and error["error"] == "invalid_input" and error["line"] == 2
+    assert "the input file changed while the batch read it" in error["message"]
+
+
+def test_a_span_too_big_to_read_is_a_check_failed_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_memory(fd: Any, span: Span) -> bytes:
+        raise MemoryError
+    monkeypatch.setattr(_batch, "read_span", no_memory)
+    kind, text = _batch.check_lines("auto", None, [(4, Span(0, 1 << 40))], memory=1 << 30,
+                                    input_fd=0)[0]
+    error = json.loads(text)
+    assert kind == FAILED and error["error"] == "check_failed" and error["line"] == 4
+    assert "ran out of memory (the limit is 1024 MiB per worker" in error["message"]
+
+
+# -- the batch -----------------------------------------------------------------
+
+@needs_workers
+def test_workers_read_their_lines_from_the_file(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = mixed_lines()
+    data = b"\n".join(lines)                        # the last line has no newline
+    path = tmp_path / "requests.jsonl"
+    path.write_bytes(data)
+    _, want = batch(io.BytesIO(data), 1, max_line_bytes=4096)
+    given_lines = spy_on_tasks(monkeypatch)
+    with open(path, "rb") as stream:
+        outcome, got = batch(stream, 2, max_line_bytes=4096)
+    assert got == want
+    assert len(got.splitlines()) == len(lines)
+    spans = [line for line in given_lines if isinstance(line, Span)]
+    # Every line but the one over the cap went as a Span, none as bytes.
+    assert len(spans) == len(lines) - 1 and not any(isinstance(x, bytes) for x in given_lines)
+    assert sum(outcome.counts) == len(lines)
+
+
+@needs_workers
+def test_lines_from_a_stream_still_go_to_the_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = b"\n".join(mixed_lines()) + b"\n"
+    _, want = batch(io.BytesIO(data), 1)
+    given_lines = spy_on_tasks(monkeypatch)
+    _, got = batch(io.BytesIO(data), 2)
+    assert got == want
+    assert given_lines and all(isinstance(line, bytes) for line in given_lines)
+
+
+@needs_workers
+def test_a_file_read_in_part_is_checked_from_where_it_stands(tmp_path: Path) -> None:
+    lines = mixed_lines()[:20]
+    data = b"\n".join(lines) + b"\n"
+    path = tmp_path / "requests.jsonl"
+    path.write_bytes(b"a header line\n" + data)
+    _, want = batch(io.BytesIO(data), 1)
+    with open(path, "rb") as stream:
+        assert stream.readline() == b"a header line\n"
+        _, got = batch(stream, 2)
+    assert got == want
+
+
+@needs_workers
+def test_the_progress_line_follows_the_scan(tmp_path: Path) -> None:
+    data = b"".join(json.dumps(SAT).encode() + b"\n" for _ in range(100))
+    path = tmp_path / "requests.jsonl"
+    path.write_bytes(data)
+    with open(path, "rb") as stream:
+        progress = _batch.Progress(stream, len(data))
+        _batch.run_batch(stream, io.StringIO(), engine="auto", limits=None, jobs=2,
+                         progress=progress)
+        assert stream.tell() == 0                   # the scan reads by offset
+        assert progress.tell() == len(data) - 1     # the end of the last line
+
+
+@needs_workers
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_workers_started_without_fork_get_the_file(tmp_path: Path, method: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    if method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"no {method} start method here")
+    monkeypatch.setattr(_batch, "_context", lambda: multiprocessing.get_context(method))
+    lines = mixed_lines()[:40]
+    data = b"\n".join(lines) + b"\n"
+    path = tmp_path / "requests.jsonl"
+    path.write_bytes(data)
+    _, want = batch(io.BytesIO(data), 1)
+    with open(path, "rb") as stream:
+        _, got = batch(stream, 2)
+    assert got == want
+
+
+@needs_fork
+@needs_workers
+def test_a_line_that_kills_its_workers_keeps_its_id_read_from_the_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = _batch.check_line
+
+    def check_line(engine: Any, limits: Any, number: int, text: bytes,
+                   memory: Any = None, *rest: Any) -> Any:
+        if b"kill-me" in text:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(engine, limits, number, text, memory, *rest)
+    monkeypatch.setattr(_batch, "check_line", check_line)
+    monkeypatch.setattr(_batch, "_context", lambda: multiprocessing.get_context("fork"))
+    lines = [json.dumps({"id": n, "request": SAT}).encode() for n in range(80)]
+    lines[50] = json.dumps({"id": "kill-me", "request": SAT}).encode()
+    path = tmp_path / "requests.jsonl"
+    path.write_bytes(b"".join(text + b"\n" for text in lines))
+    with open(path, "rb") as stream:
+        outcome, got = batch(stream, 2)
+    answers = [json.loads(text) for text in got.splitlines()]
+    assert [answer["id"] for answer in answers] == [*range(50), "kill-me", *range(51, 80)]
+    failed = answers[50]
+    assert (failed["error"], failed["line"]) == ("check_failed", 51)
+    assert "died 2 times" in failed["message"]
+    assert outcome.counts == [79, 0, 0, 1]
