@@ -236,3 +236,25 @@ def test_a_line_that_kills_its_workers_keeps_its_id_read_from_the_file(
     assert (failed["error"], failed["line"]) == ("check_failed", 51)
     assert "died 2 times" in failed["message"]
     assert outcome.counts == [79, 0, 0, 1]
+
+
+@needs_workers
+def test_a_small_input_file_starts_one_worker(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[int] = []
+    real = _batch._Worker.__init__
+
+    def init(self: Any, *args: Any) -> None:
+        started.append(1)
+        real(self, *args)
+    monkeypatch.setattr(_batch._Worker, "__init__", init)
+    path = tmp_path / "one.jsonl"
+    path.write_bytes(json.dumps(SAT).encode() + b"\n")
+    with open(path, "rb") as stream:
+        _, got = batch(stream, 2)
+    assert json.loads(got)["valid"] is True and len(started) == 1
+    path.write_bytes(b"".join(json.dumps(SAT).encode() + b"\n" for _ in range(400)))
+    started.clear()
+    with open(path, "rb") as stream:
+        batch(stream, 2)
+    assert len(started) == 2

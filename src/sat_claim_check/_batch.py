@@ -520,6 +520,17 @@ class _Input:
         """Whether next_chunk(block=False) has something to give."""
         return not self._queue.empty()
 
+    def workers_wanted(self, jobs: int) -> int:
+        """Workers worth starting at once: ``jobs``, but for an input file of
+        fewer chunks of lines of 128 bytes or more, one per such chunk."""
+        if self.input_fd is None:
+            return jobs
+        try:
+            left = os.fstat(self.input_fd).st_size - self._position
+        except OSError:
+            return jobs
+        return max(1, min(jobs, -(-left // (CHUNK_LINES * 128))))
+
     def tell(self) -> int:
         """About how far the input has been read, in bytes (for the progress line)."""
         return self._position if self.input_fd is not None else self._stream.tell()
@@ -933,8 +944,9 @@ def _check_in_workers(lines_in: _Input, output: _Output, jobs: int, engine: Engi
 
     try:
         # The workers start before the reader thread: no fork waits for it, and
-        # no worker is a copy of a process with a thread in it.
-        while len(workers) < jobs and start_worker() is not None:
+        # no worker is a copy of a process with a thread in it.  Not more than
+        # a small input file can keep busy (the rest would start on demand).
+        while len(workers) < lines_in.workers_wanted(jobs) and start_worker() is not None:
             pass
         lines_in.start()
         while True:
