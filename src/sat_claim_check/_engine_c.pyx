@@ -199,6 +199,18 @@ cdef void _pool_free(pool_t* pool) noexcept nogil:
     pool.used = 0
 
 
+cdef int64_t _table_room(int64_t full, const char* what) except -1 nogil:
+    """The room for a full table of slots or groups: twice as much and 16
+    more, up to MAX_SLOTS; MemoryError (too many ``what``) past that."""
+    cdef int64_t room = 2 * full + 16
+    if room > MAX_SLOTS:
+        room = MAX_SLOTS
+    if room <= full:
+        with gil:
+            raise MemoryError(f"too many {what.decode('ascii')}")
+    return room
+
+
 cdef int _ws_grow(pool_t* pool, watch_t* w) except -1 nogil:
     """Move a full watch list to a piece of the pool with twice the room (out of
     line: it is rare)."""
@@ -544,12 +556,7 @@ cdef class Kernel:
             self.free_slots = self.clauses[cid].below
             return cid
         if self.n_slots == self.slots_room:
-            room = 2 * <int64_t>self.slots_room + 16
-            if room > MAX_SLOTS:
-                room = MAX_SLOTS
-            if room <= self.n_slots:
-                with gil:
-                    raise MemoryError("too many live clauses")
+            room = _table_room(self.slots_room, "live clauses")
             _grow(<void**>&self.clauses, <size_t>room, sizeof(clause_t))
             self.slots_room = <cref_t>room
         cid = self.n_slots
@@ -564,12 +571,7 @@ cdef class Kernel:
             self.free_groups = self.groups[g].top
             return g
         if self.n_groups == self.groups_room:
-            room = 2 * <int64_t>self.groups_room + 16
-            if room > MAX_SLOTS:
-                room = MAX_SLOTS
-            if room <= self.n_groups:
-                with gil:
-                    raise MemoryError("too many literal sets")
+            room = _table_room(self.groups_room, "literal sets")
             _grow(<void**>&self.groups, <size_t>room, sizeof(group_t))
             self.groups_room = <int32_t>room
         g = self.n_groups
