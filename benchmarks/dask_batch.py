@@ -55,6 +55,23 @@ def corpus_lines(corpus: Path) -> list[bytes]:
     return lines
 
 
+def batch_input(args: argparse.Namespace, more: str) -> tuple[list[bytes], bytes]:
+    """The corpus's lines --copies times, and the input they make; says what
+    it is (and ``more``)."""
+    from sat_claim_check._batch import available_cpus
+    from sat_claim_check._engine import implementations
+
+    base = corpus_lines(args.corpus)
+    if not base:
+        raise SystemExit(f"no c*.json request in {args.corpus} (set SAT_CLAIM_CHECK_CORPUS)")
+    lines = base * args.copies
+    data = b"".join(line + b"\n" for line in lines)
+    print(f"{len(lines)} lines ({len(base)} requests x {args.copies}), "
+          f"{len(data) / 2**20:.1f} MiB; {implementations()}; Python {sys.version.split()[0]}; "
+          f"{available_cpus()} CPUs; {more}")
+    return lines, data
+
+
 def cpu(who: int = resource.RUSAGE_SELF) -> float:
     """CPU seconds (user + system) of this process (the batch's reader and
     writer and, for a LocalCluster, its scheduler), or of its ended children."""
@@ -102,18 +119,10 @@ def main() -> None:
 
     from sat_claim_check import _batch
     from sat_claim_check import dask as on_dask
-    from sat_claim_check._engine import implementations
 
     logging.getLogger("distributed").setLevel(logging.ERROR)    # its notes on closing
-    base = corpus_lines(args.corpus)
-    if not base:
-        raise SystemExit(f"no c*.json request in {args.corpus} (set SAT_CLAIM_CHECK_CORPUS)")
-    lines = base * args.copies
-    data = b"".join(line + b"\n" for line in lines)
-    print(f"{len(lines)} lines ({len(base)} requests x {args.copies}), "
-          f"{len(data) / 2**20:.1f} MiB; {implementations()}; Python {sys.version.split()[0]}; "
-          f"dask {dask.__version__}, distributed {distributed.__version__}; "
-          f"{_batch.available_cpus()} CPUs")
+    lines, data = batch_input(args, f"dask {dask.__version__}, distributed "
+                                    f"{distributed.__version__}")
 
     clusters = {}
     for workers in (1, 2):
@@ -215,16 +224,8 @@ def main() -> None:
 def local_only(args: argparse.Namespace) -> None:
     """batch --jobs 1 against --jobs 2, alternating rounds (--local)."""
     from sat_claim_check import _batch
-    from sat_claim_check._engine import implementations
 
-    base = corpus_lines(args.corpus)
-    if not base:
-        raise SystemExit(f"no c*.json request in {args.corpus} (set SAT_CLAIM_CHECK_CORPUS)")
-    lines = base * args.copies
-    data = b"".join(line + b"\n" for line in lines)
-    print(f"{len(lines)} lines ({len(base)} requests x {args.copies}), "
-          f"{len(data) / 2**20:.1f} MiB; {implementations()}; Python {sys.version.split()[0]}; "
-          f"{_batch.available_cpus()} CPUs; load average {os.getloadavg()[0]:.2f}")
+    lines, data = batch_input(args, f"load average {os.getloadavg()[0]:.2f}")
 
     def local(jobs: int) -> Callable[[Any, io.StringIO], Any]:
         return lambda stream, out: _batch.run_batch(
