@@ -78,3 +78,21 @@ def test_a_line_just_past_the_skip_limit_gives_the_same_lines_from_a_file(
         got = batch(stream, 2, max_line_bytes=10)
     assert got == want
     assert len(got.splitlines()) == 1 and "the input stops here" in got
+
+
+@needs_workers
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="no /proc")
+def test_a_proc_file_is_read_as_a_stream(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A /proc file makes its bytes as it is read: a worker reading a Span of it
+    # later found other bytes ("the input file changed" for /proc/self/maps).
+    given_lines: list[Any] = []
+    real = _batch._Worker.give
+
+    def give(self: Any, task: Any) -> bool:
+        given_lines.extend(line for _, line in task.lines)
+        return real(self, task)
+    monkeypatch.setattr(_batch._Worker, "give", give)
+    with open("/proc/self/status", "rb") as stream:
+        got = batch(stream, 2)
+    assert given_lines and all(isinstance(line, bytes) for line in given_lines)
+    assert len(got.splitlines()) == len(given_lines)

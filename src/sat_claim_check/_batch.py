@@ -623,10 +623,15 @@ class _Input:
 
 
 def _input_file(stream: IO[bytes]) -> tuple[int, int] | None:
-    """(descriptor, position) of a stream that is a regular file, or None."""
+    """(descriptor, position) of a stream that is a regular file, or None.
+
+    A file of size 0 is read as a stream: a /proc file says 0 and makes its
+    bytes as it is read (a worker reading at an offset later sees others).
+    """
     try:
         fd = stream.fileno()
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode) or found.st_size == 0:
             return None
         return fd, stream.tell()
     except (OSError, ValueError, AttributeError):
