@@ -282,29 +282,32 @@ def numbered_spans(fd: int, start: int, max_bytes: int | None = None
         while found >= 0:
             number += 1
             length = at + found - line_start
-            yield number, _span_or_reason(line_start, length, max_bytes)
-            if _ends_input(length, max_bytes):
-                return
+            if max_bytes is None or length <= max_bytes:
+                yield number, Span(line_start, length)
+            else:
+                yield number, _refusal(length, max_bytes)
+                if _ends_input(length, max_bytes):
+                    return
             line_start = at + found + 1
             found = block.find(b"\n", found + 1)
         at += len(block)
-        if _ends_input(at - line_start, max_bytes):     # no need to read on
-            yield number + 1, _span_or_reason(line_start, at - line_start, max_bytes)
+        if max_bytes is not None and _ends_input(at - line_start, max_bytes):
+            yield number + 1, _refusal(at - line_start, max_bytes)  # no need to read on
             return
-    if at > line_start:                 # the last line, with no newline
-        yield number + 1, _span_or_reason(line_start, at - line_start, max_bytes)
+    length = at - line_start
+    if length:                          # the last line, with no newline
+        yield number + 1, (Span(line_start, length) if max_bytes is None or length <= max_bytes
+                           else _refusal(length, max_bytes))
 
 
-def _span_or_reason(start: int, length: int, max_bytes: int | None) -> Span | str:
-    """A line's Span, or numbered_lines' reason for refusing a line that long."""
-    if max_bytes is None or length <= max_bytes:
-        return Span(start, length)
+def _refusal(length: int, max_bytes: int) -> str:
+    """numbered_lines' reason for refusing a line this long (over max_bytes)."""
     return _no_end(max_bytes) if _ends_input(length, max_bytes) else _too_long(max_bytes)
 
 
-def _ends_input(length: int, max_bytes: int | None) -> bool:
+def _ends_input(length: int, max_bytes: int) -> bool:
     """Whether a line this long ends the input (numbered_lines' rule, to the byte)."""
-    return max_bytes is not None and length > skip_bytes(max_bytes)
+    return length > skip_bytes(max_bytes)
 
 
 def read_span(fd: int | None, span: Span) -> bytes | str:
