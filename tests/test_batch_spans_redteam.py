@@ -96,3 +96,21 @@ def test_a_proc_file_is_read_as_a_stream(monkeypatch: pytest.MonkeyPatch) -> Non
         got = batch(stream, 2)
     assert given_lines and all(isinstance(line, bytes) for line in given_lines)
     assert len(got.splitlines()) == len(given_lines)
+
+
+@needs_workers
+@pytest.mark.xfail(strict=True, reason="the scan reads by offset and leaves the descriptor's "
+                                       "position where it was; test_batch_spans pins that")
+def test_a_batch_leaves_a_shared_input_where_jobs_1_leaves_it(tmp_path: Path) -> None:
+    # `(sat-claim-check batch - -j 2; cat) < FILE`: cat printed FILE again,
+    # where after `-j 1` it prints nothing (the batch read standard input to
+    # its end, as any reader of a shared descriptor does).
+    data = b"".join(json.dumps(SAT).encode() + b"\n" for _ in range(3))
+    path = tmp_path / "requests.jsonl"
+    path.write_bytes(data)
+    ends = []
+    for jobs in (1, 2):
+        with open(path, "rb") as stream:
+            batch(stream, jobs)
+            ends.append(os.lseek(stream.fileno(), 0, os.SEEK_CUR))
+    assert ends == [len(data), len(data)]
