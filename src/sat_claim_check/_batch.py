@@ -218,9 +218,9 @@ def numbered_lines(stream: LineReader, max_bytes: int | None = None) -> Iterator
     """(1-based number, bytes) per line; a final newline ends the last line.
 
     A line longer than ``max_bytes`` is never held whole: its number comes
-    with the reason (a str) instead, and the rest of it is skipped in chunks,
-    up to ``skip_bytes(max_bytes)``; a line with no end by then (an endless
-    stream) ends the input there.
+    with the reason (a str) instead, and the rest of it is skipped in chunks;
+    a line longer than ``skip_bytes(max_bytes)`` (an endless stream) ends the
+    input there (numbered_spans keeps the same rule to the byte).
     """
     if max_bytes is None:       # no cap: readline() to the end, or any iterable of lines
         reader = getattr(stream, "readline", None)
@@ -240,15 +240,16 @@ def numbered_lines(stream: LineReader, max_bytes: int | None = None) -> Iterator
         if len(line) <= max_bytes:
             yield number, line          # the last line, with no newline
             continue
-        reason = _too_long(max_bytes)
         most, skipped = skip_bytes(max_bytes), len(line)
         while line and not line.endswith(b"\n"):
             if skipped > most:
-                yield number, f"{reason}; it has no end within {most} bytes: the input stops here"
+                yield number, _no_end(max_bytes)
                 return
-            line = stream.readline(_SKIP_CHUNK)
+            # Not past most + 1: a line of more than most bytes stops the
+            # input whatever the chunks.
+            line = stream.readline(min(_SKIP_CHUNK, most + 1 - skipped))
             skipped += len(line)
-        yield number, reason
+        yield number, _too_long(max_bytes)
 
 
 def skip_bytes(max_bytes: int) -> int:
@@ -259,6 +260,11 @@ def skip_bytes(max_bytes: int) -> int:
 def _too_long(max_bytes: int) -> str:
     return (f"the line is longer than {max_bytes} bytes, the most read at these "
             "limits (raise the limits, or --max-input-bytes)")
+
+
+def _no_end(max_bytes: int) -> str:
+    return (f"{_too_long(max_bytes)}; it has no end within {skip_bytes(max_bytes)} bytes: "
+            "the input stops here")
 
 
 def numbered_spans(fd: int, start: int, max_bytes: int | None = None
@@ -276,19 +282,32 @@ def numbered_spans(fd: int, start: int, max_bytes: int | None = None
         while found >= 0:
             number += 1
             length = at + found - line_start
-            yield number, (_too_long(max_bytes) if max_bytes is not None and length > max_bytes
-                           else Span(line_start, length))
+            if max_bytes is None or length <= max_bytes:
+                yield number, Span(line_start, length)
+            else:
+                yield number, _refusal(length, max_bytes)
+                if _ends_input(length, max_bytes):
+                    return
             line_start = at + found + 1
             found = block.find(b"\n", found + 1)
         at += len(block)
-        if max_bytes is not None and at - line_start > skip_bytes(max_bytes):
-            yield number + 1, (f"{_too_long(max_bytes)}; it has no end within "
-                               f"{skip_bytes(max_bytes)} bytes: the input stops here")
+        if max_bytes is not None and _ends_input(at - line_start, max_bytes):
+            yield number + 1, _refusal(at - line_start, max_bytes)  # no need to read on
             return
-    if at > line_start:                 # the last line, with no newline
-        length = at - line_start
-        yield number + 1, (_too_long(max_bytes) if max_bytes is not None and length > max_bytes
-                           else Span(line_start, length))
+    length = at - line_start
+    if length:                          # the last line, with no newline
+        yield number + 1, (Span(line_start, length) if max_bytes is None or length <= max_bytes
+                           else _refusal(length, max_bytes))
+
+
+def _refusal(length: int, max_bytes: int) -> str:
+    """numbered_lines' reason for refusing a line this long (over max_bytes)."""
+    return _no_end(max_bytes) if _ends_input(length, max_bytes) else _too_long(max_bytes)
+
+
+def _ends_input(length: int, max_bytes: int) -> bool:
+    """Whether a line this long ends the input (numbered_lines' rule, to the byte)."""
+    return length > skip_bytes(max_bytes)
 
 
 def read_span(fd: int | None, span: Span) -> bytes | str:
@@ -607,10 +626,15 @@ class _Input:
 
 
 def _input_file(stream: IO[bytes]) -> tuple[int, int] | None:
-    """(descriptor, position) of a stream that is a regular file, or None."""
+    """(descriptor, position) of a stream that is a regular file, or None.
+
+    A file of size 0 is read as a stream: a /proc file says 0 and makes its
+    bytes as it is read (a worker reading at an offset later sees others).
+    """
     try:
         fd = stream.fileno()
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode) or found.st_size == 0:
             return None
         return fd, stream.tell()
     except (OSError, ValueError, AttributeError):
