@@ -31,8 +31,12 @@ NOT_SAT = {"cnf": {"num_vars": 1, "clauses": [[1]]}, "claim": "sat", "assignment
 UNSAT = {"cnf": {"num_vars": 1, "clauses": [[1], [-1]]}, "claim": "unsat", "proof": [{"add": []}]}
 
 
+CAP = 8192                  # max_line_bytes in these tests
+
+
 def mixed_lines() -> list[bytes]:
-    """Requests valid and not, envelopes, malformed and blank lines, a CR."""
+    """Requests valid and not, envelopes, malformed and blank lines, a CR;
+    every third line padded past _SPAN_MIN_BYTES (sent as a Span)."""
     lines = []
     for n in range(70):
         request = (SAT, NOT_SAT, UNSAT)[n % 3]
@@ -43,8 +47,10 @@ def mixed_lines() -> list[bytes]:
             text = b""
         elif n % 17 == 3:
             text += b"\r"
+        if n % 3 == 1:
+            text += b" " * _batch._SPAN_MIN_BYTES
         lines.append(text)
-    lines.append(b"x" * 5000)                       # over the cap below
+    lines.append(b"x" * (CAP + 1))                  # over the cap
     lines.append(json.dumps(SAT).encode())
     return lines
 
@@ -74,9 +80,10 @@ def spy_on_tasks(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 @settings(max_examples=300, deadline=None)
 @given(data=st.lists(st.sampled_from([b"a", b"\n", b"\r", b" ", b"{}"]), max_size=80).map(b"".join),
        start=st.integers(0, 10), max_bytes=st.one_of(st.none(), st.integers(0, 12)),
-       block=st.integers(1, 9))
+       block=st.integers(1, 9), short=st.integers(0, 6))
 def test_the_spans_of_a_file_are_its_lines(tmp_path_factory: Any, data: bytes, start: int,
-                                           max_bytes: int | None, block: int) -> None:
+                                           max_bytes: int | None, block: int,
+                                           short: int) -> None:
     start = min(start, len(data))
     path = tmp_path_factory.mktemp("spans") / "input"
     path.write_bytes(data)
@@ -85,11 +92,14 @@ def test_the_spans_of_a_file_are_its_lines(tmp_path_factory: Any, data: bytes, s
     try:
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(_batch, "_SPAN_READ_BYTES", block)   # line ends across blocks
+            patch.setattr(_batch, "_SPAN_MIN_BYTES", short)    # bytes below, Spans above
+            scan = numbered_spans(fd, start, max_bytes)
             got = [(number, read_span(fd, line) if isinstance(line, Span) else line)
-                   for number, line in numbered_spans(fd, start, max_bytes)]
+                   for number, line in scan]
     finally:
         os.close(fd)
     assert got == want
+    assert scan.position == len(data)           # read to its end
 
 
 def test_a_line_with_no_end_within_the_skip_stops_the_spans(tmp_path: Path,
@@ -104,7 +114,7 @@ def test_a_line_with_no_end_within_the_skip_stops_the_spans(tmp_path: Path,
         got = list(numbered_spans(fd, 0, 10))
     finally:
         os.close(fd)
-    assert got[0] == (1, Span(0, 2))
+    assert got[0] == (1, b"ok")
     assert len(got) == 2 and got[1][0] == 2
     assert isinstance(got[1][1], str) and got[1][1].endswith(
         "it has no end within 40 bytes: the input stops here")
@@ -146,15 +156,23 @@ def test_workers_read_their_lines_from_the_file(tmp_path: Path,
     data = b"\n".join(lines)                        # the last line has no newline
     path = tmp_path / "requests.jsonl"
     path.write_bytes(data)
-    _, want = batch(io.BytesIO(data), 1, max_line_bytes=4096)
+    _, want = batch(io.BytesIO(data), 1, max_line_bytes=CAP)
     given_lines = spy_on_tasks(monkeypatch)
     with open(path, "rb") as stream:
-        outcome, got = batch(stream, 2, max_line_bytes=4096)
+        outcome, got = batch(stream, 2, max_line_bytes=CAP)
     assert got == want
     assert len(got.splitlines()) == len(lines)
-    spans = [line for line in given_lines if isinstance(line, Span)]
-    # Every line but the one over the cap went as a Span, none as bytes.
-    assert len(spans) == len(lines) - 1 and not any(isinstance(x, bytes) for x in given_lines)
+    # The long lines went as Spans, the short ones as bytes, the one over the cap
+    # as its reason.
+    offsets = [0]
+    for x in lines:
+        offsets.append(offsets[-1] + len(x) + 1)
+    assert [x for x in given_lines if isinstance(x, Span)] == [
+        Span(offset, len(x)) for offset, x in zip(offsets, lines)
+        if _batch._SPAN_MIN_BYTES <= len(x) <= CAP]
+    assert [x for x in given_lines if isinstance(x, bytes)] == [
+        x for x in lines if len(x) < _batch._SPAN_MIN_BYTES]
+    assert sum(isinstance(x, str) for x in given_lines) == 1
     assert sum(outcome.counts) == len(lines)
 
 
@@ -190,8 +208,8 @@ def test_the_progress_line_follows_the_scan(tmp_path: Path) -> None:
         progress = _batch.Progress(stream, len(data))
         _batch.run_batch(stream, io.StringIO(), engine="auto", limits=None, jobs=2,
                          progress=progress)
-        assert stream.tell() == 0                   # the scan reads by offset
-        assert progress.tell() == len(data) - 1     # the end of the last line
+        assert progress.tell() == len(data)         # the end of the last line
+        assert stream.tell() == len(data)           # where reading it would leave it
 
 
 @needs_workers

@@ -99,8 +99,6 @@ def test_a_proc_file_is_read_as_a_stream(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 @needs_workers
-@pytest.mark.xfail(strict=True, reason="the scan reads by offset and leaves the descriptor's "
-                                       "position where it was; test_batch_spans pins that")
 def test_a_batch_leaves_a_shared_input_where_jobs_1_leaves_it(tmp_path: Path) -> None:
     # `(sat-claim-check batch - -j 2; cat) < FILE`: cat printed FILE again,
     # where after `-j 1` it prints nothing (the batch read standard input to

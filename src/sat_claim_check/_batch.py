@@ -3,8 +3,8 @@
 One job checks in this process.  More jobs check chunks of lines in worker
 processes, with a bounded number of lines read ahead of the output, so memory
 stays bounded whatever the input size.  From an input that is a regular file
-the workers are sent where their lines are (Spans) and read them themselves,
-so that the batch process does not copy every line into a pipe.
+the workers are sent where their long lines are (Spans) and read them
+themselves, so that the batch process does not copy those into a pipe.
 
 No fault costs a line.  A worker that dies (killed, out of memory) costs only
 the chunk it held: those lines are checked again one by one in new workers,
@@ -29,7 +29,7 @@ import stat
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from typing import IO, TYPE_CHECKING, Any, NamedTuple, Protocol, Union
 
@@ -53,14 +53,15 @@ except ImportError:         # Windows: no address-space limit
     resource = None  # type: ignore[assignment]
 
 __all__ = ["CHECK_FAILED", "CHUNK_LINES", "FAILED", "OUT_OF_MEMORY", "Outcome", "Progress",
-           "Span", "answer_line", "available_cpus", "bug_message", "check_line", "check_lines",
-           "check_one", "default_worker_memory", "failed_line", "memory_message",
+           "Span", "SpanScan", "answer_line", "available_cpus", "bug_message", "check_line",
+           "check_lines", "check_one", "default_worker_memory", "failed_line", "memory_message",
            "numbered_lines", "numbered_spans", "read_span", "run_batch"]
 
 CHUNK_LINES = 32            # lines per task sent to a worker
 _SKIP_CHUNK = 1 << 20       # bytes read at a time while skipping a line that is too long
 _READ_BYTES = 1 << 16       # bytes read from the input descriptor at a time
 _SPAN_READ_BYTES = 1 << 20  # bytes of an input file scanned for line ends at a time
+_SPAN_MIN_BYTES = 4096      # a shorter line goes to a worker as bytes: cheaper than a Span
 _QUEUED_CHUNKS = 4          # chunks the reader thread holds ready, at most
 FAILED = 3                  # the count (after EXIT_VALID, _NOT_VALID, _REJECTED) of lines
                             # whose check could not finish
@@ -189,6 +190,8 @@ def check_lines(engine: EngineName, limits: Limits | None, lines: list[Numbered]
     the lines are manifest lines: ``_manifest.check_manifest_line``.  A Span
     is read from ``input_fd`` first.
     """
+    if manifest is not None:
+        from ._manifest import check_manifest_line
     checked = []
     for number, line in lines:
         if isinstance(line, Span):
@@ -198,7 +201,6 @@ def check_lines(engine: EngineName, limits: Limits | None, lines: list[Numbered]
                 checked.append((FAILED, failed_line(number, memory_message(memory))))
                 continue
         if manifest is not None:
-            from ._manifest import check_manifest_line
             checked.append(check_manifest_line(engine, limits, number, line, manifest, memory,
                                                deletions))
         else:
@@ -267,37 +269,64 @@ def _no_end(max_bytes: int) -> str:
             "the input stops here")
 
 
-def numbered_spans(fd: int, start: int, max_bytes: int | None = None
-                   ) -> Iterator[tuple[int, Span | str]]:
-    """numbered_lines() of the regular file ``fd`` from byte ``start`` on, each
-    line as its Span (or the same reason for refusing it, a str): the file is
-    scanned for line ends a block at a time, and no line is held."""
-    number = 0
-    line_start = at = start
-    while True:
-        block = os.pread(fd, _SPAN_READ_BYTES, at)
-        if not block:
-            break
-        found = block.find(b"\n")
-        while found >= 0:
-            number += 1
-            length = at + found - line_start
-            if max_bytes is None or length <= max_bytes:
-                yield number, Span(line_start, length)
-            else:
-                yield number, _refusal(length, max_bytes)
-                if _ends_input(length, max_bytes):
-                    return
-            line_start = at + found + 1
-            found = block.find(b"\n", found + 1)
-        at += len(block)
-        if max_bytes is not None and _ends_input(at - line_start, max_bytes):
-            yield number + 1, _refusal(at - line_start, max_bytes)  # no need to read on
+def numbered_spans(fd: int, start: int, max_bytes: int | None = None) -> SpanScan:
+    """numbered_lines() of the regular file ``fd`` from byte ``start`` on, a
+    line within the cap as its Span, or its bytes when it is shorter than
+    _SPAN_MIN_BYTES (or the same reason for refusing it, a str): the file is
+    scanned for line ends a block at a time, and no long line is held."""
+    return SpanScan(fd, start, max_bytes)
+
+
+class SpanScan:
+    """The lines of numbered_spans(), and how far they reach: ``position`` is
+    the offset just after the last line given (and its newline)."""
+
+    def __init__(self, fd: int, start: int, max_bytes: int | None) -> None:
+        self.fd = fd
+        self.position = start
+        self._lines = self._scan(fd, start, max_bytes)
+
+    def __iter__(self) -> Iterator[Numbered]:
+        return self._lines
+
+    def _scan(self, fd: int, start: int, max_bytes: int | None) -> Iterator[Numbered]:
+        number = 0
+        line_start = at = start
+        while True:
+            block = os.pread(fd, _SPAN_READ_BYTES, at)
+            if not block:
+                break
+            found = block.find(b"\n")
+            while found >= 0:
+                number += 1
+                length = at + found - line_start
+                self.position = at + found + 1
+                if max_bytes is None or length <= max_bytes:
+                    if length < _SPAN_MIN_BYTES and line_start >= at:
+                        yield number, block[found - length:found]
+                    else:
+                        yield number, Span(line_start, length)
+                else:
+                    yield number, _refusal(length, max_bytes)
+                    if _ends_input(length, max_bytes):
+                        return
+                line_start = self.position
+                found = block.find(b"\n", found + 1)
+            at += len(block)
+            if max_bytes is not None and _ends_input(at - line_start, max_bytes):
+                self.position = at
+                yield number + 1, _refusal(at - line_start, max_bytes)  # no need to read on
+                return
+        length = at - line_start
+        if not length:
             return
-    length = at - line_start
-    if length:                          # the last line, with no newline
-        yield number + 1, (Span(line_start, length) if max_bytes is None or length <= max_bytes
-                           else _refusal(length, max_bytes))
+        self.position = at                  # the last line, with no newline
+        if max_bytes is not None and length > max_bytes:
+            yield number + 1, _refusal(length, max_bytes)
+        elif length < _SPAN_MIN_BYTES:
+            yield number + 1, os.pread(fd, length, line_start)
+        else:
+            yield number + 1, Span(line_start, length)
 
 
 def _refusal(length: int, max_bytes: int) -> str:
@@ -489,8 +518,10 @@ class _Input:
 
     A chunk holds CHUNK_LINES lines, fewer when the next read would block (a
     slow pipe) or at the end.  A read error ends the input and is kept.  With
-    ``spans``, the lines of an input that is a regular file are Spans of it
-    (``input_fd``), for workers to read themselves.
+    ``spans``, the lines of an input that is a regular file are scanned by
+    offset (numbered_spans), its long lines given as Spans of it
+    (``input_fd``), for workers to read themselves; once closed, the file
+    stands where the scan ended, as after reading it.
     """
 
     def __init__(self, stream: IO[bytes], max_line_bytes: int | None = None,
@@ -499,7 +530,7 @@ class _Input:
         self._max_line_bytes = max_line_bytes
         found = _input_file(stream) if spans else None
         self.input_fd = None if found is None else found[0]
-        self._position = 0 if found is None else found[1]   # after the last Span taken
+        self._scan = None if found is None else numbered_spans(*found, max_line_bytes)
         self._queue: queue.Queue[list[Numbered] | None] = queue.Queue(_QUEUED_CHUNKS)
         self._chunk: list[Numbered] = []        # the reader thread's chunk being filled
         self._stopping = False
@@ -542,17 +573,17 @@ class _Input:
     def workers_wanted(self, jobs: int) -> int:
         """Workers worth starting at once: ``jobs``, but for an input file of
         fewer chunks of lines of 128 bytes or more, one per such chunk."""
-        if self.input_fd is None:
+        if self._scan is None:
             return jobs
         try:
-            left = os.fstat(self.input_fd).st_size - self._position
+            left = os.fstat(self._scan.fd).st_size - self._scan.position
         except OSError:
             return jobs
         return max(1, min(jobs, -(-left // (CHUNK_LINES * 128))))
 
     def tell(self) -> int:
         """About how far the input has been read, in bytes (for the progress line)."""
-        return self._position if self.input_fd is not None else self._stream.tell()
+        return self._stream.tell() if self._scan is None else self._scan.position
 
     def take_wake(self) -> None:
         with suppress(BlockingIOError):
@@ -574,6 +605,9 @@ class _Input:
         if not thread.is_alive():   # else a stream that blocks and has no descriptor
             for fd in (self.wake, self._wake_w, self._stop_r, self._stop_w):
                 os.close(fd)
+            if self._scan is not None:      # a shared descriptor moves on, as if read
+                with suppress(OSError, ValueError):
+                    self._stream.seek(self._scan.position)
         self._thread = None
 
     def _run(self) -> None:
@@ -581,15 +615,13 @@ class _Input:
             signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
         with suppress(_Stopped):
             try:
-                items: Iterator[Numbered]
-                if self.input_fd is not None:
-                    items = numbered_spans(self.input_fd, self._position, self._max_line_bytes)
+                items: Iterable[Numbered]
+                if self._scan is not None:
+                    items = self._scan
                 else:
                     items = numbered_lines(self._source(), self._max_line_bytes)
                 for item in items:
                     self._chunk.append(item)
-                    if isinstance(item[1], Span):
-                        self._position = item[1].offset + item[1].length
                     if len(self._chunk) == CHUNK_LINES:
                         self._flush()
             except OSError as exc:      # the lines before it are still checked

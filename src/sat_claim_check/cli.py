@@ -392,7 +392,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="worker processes (default 1: check in this process; 0 means "
                             "one per CPU; more than the CPUs this process may use is "
                             "lowered to that number, with a note on stderr); from an input "
-                            "file they read their own lines")
+                            "file they read its long lines themselves")
     batch.add_argument("--worker-memory", type=worker_memory, default=None, metavar="MiB",
                        help="the address space each worker process may use (Linux; "
                             "default: the physical memory divided by N + 1; 0: no limit). "
