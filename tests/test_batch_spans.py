@@ -276,3 +276,22 @@ def test_a_small_input_file_starts_one_worker(tmp_path: Path,
     with open(path, "rb") as stream:
         batch(stream, 2)
     assert len(started) == 2
+
+
+@needs_fork
+@needs_workers
+def test_workers_read_the_file_when_it_is_their_own_stdin(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    # A worker closes sys.stdin as it starts; when sys.stdin owns the input's
+    # descriptor, the workers must read from a descriptor of their own.
+    monkeypatch.setattr(_batch, "_context", lambda: multiprocessing.get_context("fork"))
+    data = b"".join(json.dumps(SAT).encode() + b" " * 5000 + b"\n" for _ in range(40))
+    path = tmp_path / "requests.jsonl"
+    path.write_bytes(data)
+    _, want = batch(io.BytesIO(data), 1)
+    fd = os.open(path, os.O_RDONLY)
+    with open(fd, closefd=True) as owner, open(fd, "rb", closefd=False) as stream:
+        monkeypatch.setattr("sys.stdin", owner)
+        _, got = batch(stream, 2)
+    assert got == want

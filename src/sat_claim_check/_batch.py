@@ -690,6 +690,16 @@ def _input_file_from(duplicate: Any) -> _InputFile:
     return _InputFile(duplicate.detach())
 
 
+def _own_descriptor(fd: int) -> int:
+    """A duplicate of ``fd`` for the workers, which nothing in them closes (a
+    worker closes its sys.stdin, which may own the input's descriptor); ``fd``
+    itself when no descriptor is left."""
+    try:
+        return os.dup(fd)
+    except OSError:
+        return fd
+
+
 class _Output:
     """Output lines, written in input order as soon as they are contiguous."""
 
@@ -928,7 +938,7 @@ def _check_in_workers(lines_in: _Input, output: _Output, jobs: int, engine: Engi
 
     context = _context()
     input_fd = lines_in.input_fd
-    input_file = None if input_fd is None else _InputFile(input_fd)
+    input_file = None if input_fd is None else _InputFile(_own_descriptor(input_fd))
     workers: list[_Worker] = []
     retry: list[tuple[int, _Task]] = []     # a heap: the earliest line first
     ahead = 4 * jobs * CHUNK_LINES          # at most this many lines read, not yet written
@@ -1042,6 +1052,8 @@ def _check_in_workers(lines_in: _Input, output: _Output, jobs: int, engine: Engi
     finally:
         with _signals_blocked():
             _stop_workers(workers)
+        if input_file is not None and input_file.fd != input_fd:
+            os.close(input_file.fd)
 
 
 def _keep(output: _Output, worker: _Worker, results: list[Checked]) -> None:
