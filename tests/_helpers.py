@@ -162,3 +162,39 @@ def find_cadical() -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return shutil.which("cadical")
+
+
+# -- batch workers ---------------------------------------------------------------------
+
+def kill_workers_on(monkeypatch: pytest.MonkeyPatch, marker: bytes) -> None:
+    """A batch worker that checks a line holding ``marker`` kills itself (the
+    workers are forked, so that they see the patch)."""
+    import multiprocessing
+    import signal
+
+    from sat_claim_check import _batch
+
+    real = _batch.check_line
+
+    def check_line(engine: Any, limits: Any, number: int, text: bytes,
+                   memory: Any = None, *rest: Any) -> Any:
+        if marker in text:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(engine, limits, number, text, memory, *rest)
+    monkeypatch.setattr(_batch, "check_line", check_line)
+    monkeypatch.setattr(_batch, "_context", lambda: multiprocessing.get_context("fork"))
+
+
+def spy_on_tasks(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The lines (bytes, a refusal's str, or a Span) of every task the batch
+    gives a worker, as it gives them."""
+    from sat_claim_check import _batch
+
+    given_lines: list[Any] = []
+    real = _batch._Worker.give
+
+    def give(self: Any, task: Any) -> bool:
+        given_lines.extend(line for _, line in task.lines)
+        return real(self, task)
+    monkeypatch.setattr(_batch._Worker, "give", give)
+    return given_lines

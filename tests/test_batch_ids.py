@@ -12,16 +12,14 @@ import gzip
 import io
 import json
 import multiprocessing
-import os
 import shutil
-import signal
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _helpers import REPO, cli
+from _helpers import REPO, cli, kill_workers_on
 
 from sat_claim_check import _batch
 from sat_claim_check._envelope import line_id
@@ -112,16 +110,7 @@ def test_the_id_of_a_line_is_read_without_parsing_it(text: bytes, manifest: bool
                     reason="the fault injection reaches workers by fork")
 @pytest.mark.skipif(_batch.available_cpus() < 2, reason="--jobs 2 needs two CPUs")
 def test_a_line_that_kills_its_workers_keeps_its_id(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = _batch.check_line
-
-    def check_line(engine: Any, limits: Any, number: int, text: bytes,
-                   memory: Any = None, *rest: Any) -> Any:
-        if b"kill-me" in text:
-            os.kill(os.getpid(), signal.SIGKILL)
-        return real(engine, limits, number, text, memory, *rest)
-
-    monkeypatch.setattr(_batch, "check_line", check_line)
-    monkeypatch.setattr(_batch, "_context", lambda: multiprocessing.get_context("fork"))
+    kill_workers_on(monkeypatch, b"kill-me")
     killer = {"id": "kill-me", "request": {"cnf": {"num_vars": 1, "clauses": [[1]]},
                                            "claim": "sat", "assignment": [1]}}
     lines = [json.dumps({"id": n, "request": SAT}).encode() for n in range(5)]

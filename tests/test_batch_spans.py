@@ -11,11 +11,11 @@ import io
 import json
 import multiprocessing
 import os
-import signal
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _helpers import kill_workers_on, spy_on_tasks
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -61,18 +61,6 @@ def batch(stream: Any, jobs: int, **options: Any) -> tuple[_batch.Outcome, str]:
                                progress=_batch.Progress(stream, 0), **options)
     assert multiprocessing.active_children() == []
     return outcome, out.getvalue()
-
-
-def spy_on_tasks(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """The lines of every task given to a worker."""
-    given_lines: list[Any] = []
-    real = _batch._Worker.give
-
-    def give(self: Any, task: Any) -> bool:
-        given_lines.extend(line for _, line in task.lines)
-        return real(self, task)
-    monkeypatch.setattr(_batch._Worker, "give", give)
-    return given_lines
 
 
 # -- the scan ------------------------------------------------------------------
@@ -233,15 +221,7 @@ def test_workers_started_without_fork_get_the_file(tmp_path: Path, method: str,
 @needs_workers
 def test_a_line_that_kills_its_workers_keeps_its_id_read_from_the_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = _batch.check_line
-
-    def check_line(engine: Any, limits: Any, number: int, text: bytes,
-                   memory: Any = None, *rest: Any) -> Any:
-        if b"kill-me" in text:
-            os.kill(os.getpid(), signal.SIGKILL)
-        return real(engine, limits, number, text, memory, *rest)
-    monkeypatch.setattr(_batch, "check_line", check_line)
-    monkeypatch.setattr(_batch, "_context", lambda: multiprocessing.get_context("fork"))
+    kill_workers_on(monkeypatch, b"kill-me")
     lines = [json.dumps({"id": n, "request": SAT}).encode() for n in range(80)]
     lines[50] = json.dumps({"id": "kill-me", "request": SAT}).encode()
     path = tmp_path / "requests.jsonl"

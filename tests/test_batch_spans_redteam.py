@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _helpers import spy_on_tasks
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -85,13 +86,7 @@ def test_a_line_just_past_the_skip_limit_gives_the_same_lines_from_a_file(
 def test_a_proc_file_is_read_as_a_stream(monkeypatch: pytest.MonkeyPatch) -> None:
     # A /proc file makes its bytes as it is read: a worker reading a Span of it
     # later found other bytes ("the input file changed" for /proc/self/maps).
-    given_lines: list[Any] = []
-    real = _batch._Worker.give
-
-    def give(self: Any, task: Any) -> bool:
-        given_lines.extend(line for _, line in task.lines)
-        return real(self, task)
-    monkeypatch.setattr(_batch._Worker, "give", give)
+    given_lines = spy_on_tasks(monkeypatch)
     with open("/proc/self/status", "rb") as stream:
         got = batch(stream, 2)
     assert given_lines and all(isinstance(line, bytes) for line in given_lines)
