@@ -95,7 +95,7 @@ def _check_entry(entry: dict[str, Any], base: str, engine: EngineName,
         at = _key_of(err.file, files, err.message.startswith("CNF"))
         name = written[at] if at is not None else err.file
         raise InvalidInput(at, f"/{at}" if at else "",
-                           str(DimacsError(err.message, name, err.line))) from None
+                           str(DimacsError(err.message, name, err.line, err.offset))) from None
     except OSError as exc:
         at = _key_of(exc.filename, files, True)
         if at is None:      # a read error (not an open error) carries no file name
