@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import json
+from array import array
 from pathlib import Path
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sat_claim_check import _convert_py
 from sat_claim_check._manifest import check_manifest_line
 
 
@@ -16,3 +22,34 @@ def test_a_manifest_names_the_byte_of_a_binary_proof_error(tmp_path: Path) -> No
     error = json.loads(text)
     assert kind == 2 and (error["field"], error["line"]) == ("proof", 7)
     assert error["message"].startswith("f.bin:byte 3: proof (binary): byte 'x'")
+
+
+# -- the first step with a literal over the bound: compiled and pure twins ----------
+
+steps = st.lists(st.lists(st.integers(-40, 40), max_size=5), max_size=8)
+
+
+@settings(max_examples=400, deadline=None)
+@given(steps=steps, bound=st.one_of(st.integers(0, 45), st.just(1 << 40)), data=st.data())
+def test_the_twins_find_the_same_first_step_over_the_bound(steps: list[list[int]], bound: int,
+                                                           data: st.DataObject) -> None:
+    _convert_c = pytest.importorskip("sat_claim_check._convert_c")
+    offsets = array("i", [0])
+    for step in steps:
+        offsets.append(offsets[-1] + len(step))
+    lits = array("i", [lit for step in steps for lit in step])
+    a = data.draw(st.integers(0, len(steps)))
+    b = data.draw(st.integers(a, len(steps)))
+    want = _convert_py.first_step_over(offsets, lits, bound, a, b)
+    assert _convert_c.first_step_over(offsets, lits, bound, a, b) == want
+    over = [s for s in range(a, b) if any(abs(lit) > bound for lit in steps[s])]
+    assert want == (over[0] if over else None)
+
+
+def test_the_compiled_twin_refuses_offsets_that_describe_no_steps() -> None:
+    _convert_c = pytest.importorskip("sat_claim_check._convert_c")
+    lits = array("i", [1, 2])
+    for offsets, a, b in ((array("i", [0, 3]), 0, 1), (array("i", [0, 2]), 0, 2),
+                          (array("i", [1, 0]), 0, 1), (array("i", [0, 2]), -1, 1)):
+        with pytest.raises(ValueError, match="offsets do not describe the steps"):
+            _convert_c.first_step_over(offsets, lits, 5, a, b)

@@ -13,6 +13,10 @@ def flatten_steps(proof: Any, bound: int,
     """(kinds, offsets, literals) for proof steps, or None; the literal count
     instead when it is over ``max_total``."""
 
+def first_step_over(offsets: array[int], lits: array[int], bound: int, a: int,
+                    b: int) -> int | None:
+    """The first of steps a..b-1 with a literal over ``bound`` in magnitude, or None."""
+
 def mark_out_of_range(kinds: array[int], offsets: array[int], lits: array[int],
                       num_vars: int) -> None:
     """Give each step with a literal outside 1..num_vars its own kind, in place."""

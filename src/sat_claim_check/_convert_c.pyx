@@ -200,6 +200,28 @@ def flatten_steps(object proof, long bound, Py_ssize_t max_total):
     return kinds, offsets, lits
 
 
+def first_step_over(const int[::1] offsets, const int[::1] lits, bound, Py_ssize_t a,
+                    Py_ssize_t b):
+    """The first of steps a..b-1 with a literal over ``bound`` in magnitude, or
+    None (the compiled twin of _convert_py.first_step_over)."""
+    cdef Py_ssize_t s, i
+    cdef long long most
+    cdef int lit
+    if bound >= 2147483648:         # no 32-bit literal is over it
+        return None
+    most = bound
+    if a < 0 or b < a or b >= offsets.shape[0] or offsets[b] > lits.shape[0]:
+        raise ValueError("offsets do not describe the steps")
+    for s in range(a, b):
+        if offsets[s] < 0 or offsets[s] > offsets[s + 1]:
+            raise ValueError("offsets do not describe the steps")
+        for i in range(offsets[s], offsets[s + 1]):
+            lit = lits[i]
+            if lit < -most or lit > most:
+                return s
+    return None
+
+
 def mark_out_of_range(signed char[::1] kinds, const int[::1] offsets,
                       const int[::1] lits, long num_vars):
     """Give each step with a literal outside 1..num_vars its own kind, in place,

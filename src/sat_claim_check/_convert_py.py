@@ -11,13 +11,14 @@ order.  Types are compared by identity (``is``), never hashed or compared with
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_right
 from itertools import accumulate, chain, repeat
 from operator import is_
 from typing import TYPE_CHECKING, Any
 
 from ._codes import STEP_ADD, STEP_ADD_OUT_OF_RANGE, STEP_DELETE, STEP_DELETE_NO_MATCH
 
-__all__ = ["flatten", "flatten_steps", "mark_out_of_range", "unique_keys"]
+__all__ = ["first_step_over", "flatten", "flatten_steps", "mark_out_of_range", "unique_keys"]
 
 _STEP_KINDS = {"add": STEP_ADD, "delete": STEP_DELETE}
 
@@ -92,6 +93,17 @@ def flatten_steps(proof: Any, bound: int,
         return flat
     offsets, lits = flat
     return array("b", map(_STEP_KINDS.__getitem__, keys)), offsets, lits
+
+
+def first_step_over(offsets: array[int], lits: array[int], bound: int, a: int,
+                    b: int) -> int | None:
+    """The first of steps a..b-1 (``lits[offsets[s]:offsets[s + 1]]``) with a
+    literal over ``bound`` in magnitude, or None."""
+    window = lits[offsets[a]:offsets[b]]
+    if not window or (-bound <= min(window) and max(window) <= bound):
+        return None
+    i = offsets[a] + next(i for i, lit in enumerate(window) if not -bound <= lit <= bound)
+    return bisect_right(offsets, i, a, b + 1) - 1       # offsets[s] <= i < offsets[s + 1]
 
 
 def mark_out_of_range(kinds: array[int], offsets: array[int], lits: array[int],

@@ -133,6 +133,9 @@ if TYPE_CHECKING:
         def flatten_steps(self, proof: Any, bound: int, max_total: int
                           ) -> Union[tuple[array[int], array[int], array[int]], int, None]: ...
 
+        def first_step_over(self, offsets: array[int], lits: array[int], bound: int,
+                            a: int, b: int) -> Optional[int]: ...
+
         def mark_out_of_range(self, kinds: array[int], offsets: array[int],
                               lits: array[int], num_vars: int) -> None: ...
 

@@ -452,7 +452,7 @@ def validate_arrays(num_vars: int, clause_offsets: array[int], clause_lits: arra
     assert proof is not None        # an unsat claim
     kinds, offsets, lits = proof
     check_size("max_proof_steps", len(kinds), limits)
-    s = _first_step_over(offsets, lits, limits.max_vars, 0, len(kinds))
+    s = _convert.first_step_over(offsets, lits, limits.max_vars, 0, len(kinds))
     if s is not None:
         raise _literal_error(kinds, offsets, lits, s, s, limits.max_vars)
     out = Validated("unsat", num_vars, clause_offsets, clause_lits)
@@ -475,16 +475,6 @@ def validate_cnf_arrays(num_vars: int, clause_offsets: array[int], clause_lits: 
     check_size("max_vars", num_vars, limits)
     check_size("max_clauses", len(clause_offsets) - 1, limits)
     check_size("max_total_literals", len(clause_lits), limits)
-
-
-def _first_step_over(offsets: Sequence[int], lits: array[int], bound: int, a: int,
-                     b: int) -> int | None:
-    """The first of steps a..b-1 with a literal over ``bound`` in magnitude, or None."""
-    window = lits[offsets[a]:offsets[b]]
-    if not window or (-bound <= min(window) and max(window) <= bound):
-        return None
-    i = offsets[a] + next(i for i, lit in enumerate(window) if not -bound <= lit <= bound)
-    return bisect_right(offsets, i, a, b + 1) - 1       # offsets[s] <= i < offsets[s + 1]
 
 
 def _literal_error(kinds: Sequence[int], offsets: Sequence[int], lits: array[int], s: int,
@@ -769,7 +759,7 @@ def step_arrays_chunk(kinds: array[int], offsets: array[int], lits: array[int], 
     if b - a > room:
         problem = size_error("max_proof_steps", limits.max_proof_steps + 1, limits)
         b = a + room
-    s = _first_step_over(offsets, lits, limits.max_vars, a, b)
+    s = _convert.first_step_over(offsets, lits, limits.max_vars, a, b)
     if s is not None:
         problem = _literal_error(kinds, offsets, lits, s, first + s - a, limits.max_vars)
         b = s
