@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from array import array
 from pathlib import Path
 
@@ -53,3 +55,44 @@ def test_the_compiled_twin_refuses_offsets_that_describe_no_steps() -> None:
                           (array("i", [1, 0]), 0, 1), (array("i", [0, 2]), -1, 1)):
         with pytest.raises(ValueError, match="offsets do not describe the steps"):
             _convert_c.first_step_over(offsets, lits, 5, a, b)
+
+
+# -- a Kernel called again from its own progress callback ------------------------
+
+REENTRY = r"""
+import sys
+sys.path.insert(0, {tests!r})
+import proofgen
+from sat_claim_check import _engine_c
+
+n = 4000
+clauses = [[-i, i + 1] for i in range(1, n)] + [[-n, -1]]
+flat = proofgen.to_flat({{"cnf": {{"num_vars": n, "clauses": clauses}}, "claim": "unsat",
+                         "proof": [{{"add": [-1]}}, {{"delete": [-1]}}] * 50}})
+k = _engine_c.Kernel(*flat, 10**9)
+
+def progress(steps, work):
+    {call}
+
+try:
+    k.run(progress=progress, poll_interval=5)
+except RuntimeError as exc:
+    print("refused:", exc)
+print("after:", k.run() == _engine_c.Kernel(*flat, 10**9).run())
+"""
+
+
+@pytest.mark.parametrize("call", [
+    "k._collect_now()",                             # moved the arena under _propagate
+    "k.__init__(n, flat[1], flat[2], flat[3][:1], flat[4], flat[5], 10**9)",  # kinds cut
+    "k._check_invariants()",
+    "k._stats()",
+])
+def test_a_kernel_refuses_calls_from_its_own_progress_callback(call: str) -> None:
+    pytest.importorskip("sat_claim_check._engine_c")
+    code = REENTRY.format(tests=str(Path(__file__).parent), call=call)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "refused: this Kernel is already running" in proc.stdout
+    assert "after: True" in proc.stdout          # the Kernel stays usable

@@ -135,6 +135,7 @@ cdef class Kernel:
     cdef int64_t step_index             # the failing step, or -1
     cdef int64_t steps_checked          # steps that succeeded (the next step's index)
 
+    cdef int _not_running(self) except -1
     cdef int _enter(self) except -1
     cdef object _start(self, object progress, object poll_interval,
                        Py_ssize_t more_clauses=*, Py_ssize_t more_lits=*)

@@ -324,6 +324,7 @@ cdef class Kernel:
 
     def __init__(self, num_vars, clause_offsets, clause_lits,
                  step_kinds, step_offsets, step_lits, max_work, lenient=False):
+        self._not_running()         # run() reads the step buffers this replaces
         self.lenient = bool(lenient)
         self._num_vars = _as_int(num_vars, "num_vars")
         self._max_work = _as_int(max_work, "max_work")
@@ -1148,10 +1149,16 @@ cdef class Kernel:
         finally:
             self._running = False
 
-    cdef int _enter(self) except -1:
+    cdef int _not_running(self) except -1:
+        """Refuse a call while another one runs (from its progress callback, or
+        another thread): the running one holds pointers into the stores."""
         if self._running:
             raise RuntimeError("this Kernel is already running "
                                "(use one Kernel per request, one call at a time)")
+        return 0
+
+    cdef int _enter(self) except -1:
+        self._not_running()
         self._running = True
         return 0
 
@@ -1606,6 +1613,7 @@ cdef class Kernel:
     def _stats(self):
         """The stores' sizes now (entries, and bytes of the watch pool), for the
         memory tests and benchmarks: a dict."""
+        self._not_running()
         if self.clauses == NULL:
             return {}
         return {"live_clauses": self.n_slots - self._free_count(), "slots": self.n_slots,
@@ -1620,7 +1628,11 @@ cdef class Kernel:
         """Collect now, whether or not one is due (for the tests); return None."""
         if self.phase != CHECKING and self.phase != STOPPED:
             raise RuntimeError(self._not_checking("_collect_now()"))
-        self._collect()
+        self._enter()               # a collection moves what a running call points into
+        try:
+            self._collect()
+        finally:
+            self._running = False
 
     cdef cref_t _free_count(self):
         cdef cref_t cid = self.free_slots, count = 0
@@ -1649,6 +1661,7 @@ cdef class Kernel:
         cdef clause_t* c
         cdef aref_t h
         cdef lit_t lit
+        self._not_running()
         if self.clauses == NULL:
             return
         nl = self.n_lits
