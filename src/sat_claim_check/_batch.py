@@ -71,11 +71,10 @@ _EXIT_OUT_OF_MEMORY = 3     # a worker's exit status when a whole chunk did not 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
-
 class Span(NamedTuple):
     """Where a line is in the input file (without its newline).  With workers
-    and an input file, the batch process sends them this and each worker reads
-    its lines itself (read_span): a line's bytes then cross no pipe."""
+    and an input file, the batch process sends them this for a long line and
+    the worker reads it itself (read_span): its bytes then cross no pipe."""
 
     offset: int
     length: int
@@ -244,7 +243,7 @@ def numbered_lines(stream: LineReader, max_bytes: int | None = None) -> Iterator
             continue
         most, skipped = skip_bytes(max_bytes), len(line)
         while line and not line.endswith(b"\n"):
-            if skipped > most:
+            if _ends_input(skipped, max_bytes):
                 yield number, _no_end(max_bytes)
                 return
             # Not past most + 1: a line of more than most bytes stops the
@@ -324,7 +323,7 @@ class SpanScan:
         if max_bytes is not None and length > max_bytes:
             yield number + 1, _refusal(length, max_bytes)
         elif length < _SPAN_MIN_BYTES:
-            yield number + 1, os.pread(fd, length, line_start)
+            yield number + 1, read_span(fd, Span(line_start, length))
         else:
             yield number + 1, Span(line_start, length)
 
@@ -529,7 +528,6 @@ class _Input:
         self._stream = stream
         self._max_line_bytes = max_line_bytes
         found = _input_file(stream) if spans else None
-        self.input_fd = None if found is None else found[0]
         self._scan = None if found is None else numbered_spans(*found, max_line_bytes)
         self._queue: queue.Queue[list[Numbered] | None] = queue.Queue(_QUEUED_CHUNKS)
         self._chunk: list[Numbered] = []        # the reader thread's chunk being filled
@@ -569,6 +567,11 @@ class _Input:
     def ready(self) -> bool:
         """Whether next_chunk(block=False) has something to give."""
         return not self._queue.empty()
+
+    @property
+    def input_fd(self) -> int | None:
+        """The input file the lines' Spans are in (None: no Spans)."""
+        return None if self._scan is None else self._scan.fd
 
     def workers_wanted(self, jobs: int) -> int:
         """Workers worth starting at once: ``jobs``, but for an input file of

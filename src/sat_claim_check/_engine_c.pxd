@@ -50,7 +50,7 @@ cdef struct group_t:
 
 @cython.final
 cdef class Kernel:
-    # The constructor's arguments (checked and copied by start(), feed(), run()).
+    # The constructor's arguments (checked and copied by start() and run()).
     cdef object _num_vars               # an int
     cdef object _max_work               # an int
     cdef const int[::1] _clause_offsets

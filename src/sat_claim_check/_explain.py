@@ -131,7 +131,9 @@ def explain(request: dict[str, Any], *, engine: EngineName = "auto",
             limits: Limits | None = None) -> Explanation:
     """Check a request (a dict, as for ``run``) and explain its result: return an
     Explanation with the strict Report, the lenient one when the strict check
-    failed after deletions of reason clauses (None otherwise), and the lines
+    failed after deletions of reason clauses or at a delete of a clause that
+    is not there (None otherwise, or when the lenient check passes the work
+    cap), and the lines
     of ``--explain``.  ``engine`` and ``limits`` are as for ``run``; a
     rejected request raises InvalidInput or LimitExceeded, as ``run`` does.
     docs/semantics.md, "Lenient deletions".

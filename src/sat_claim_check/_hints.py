@@ -15,7 +15,7 @@ from .limits import CEILINGS
 if TYPE_CHECKING:
     from .errors import LimitExceeded
 
-__all__ = ["limit_lines", "misread_lines"]
+__all__ = ["json_misread_lines", "limit_lines", "misread_lines"]
 
 
 def limit_lines(err: LimitExceeded) -> list[str]:
@@ -41,10 +41,8 @@ _HEADER_COUNTS = ("max_vars", "max_clauses")
 
 def _enough(name: str, actual: int | None, err: LimitExceeded) -> int:
     """A value of the limit that lets the input through (as far as it is known)."""
-    if name == "max_propagation_work":
-        return min(CEILINGS[name], max(err.max, 1) * 10)
-    if actual is None or (err.read_stopped and name == err.limit
-                          and name not in _HEADER_COUNTS):
+    if name == "max_propagation_work" or actual is None or (
+            err.read_stopped and name == err.limit and name not in _HEADER_COUNTS):
         # Only "more than the limit" is known: ten times it, within the ceiling.
         return min(CEILINGS[name], max(err.max, 1) * 10)
     return min(CEILINGS[name], actual)

@@ -6,8 +6,8 @@ A manifest line is a JSON object naming the files of one certificate::
     {"id": "uf20", "cnf": "uf20.cnf", "model": "uf20.model"}
 
 ``cnf`` and exactly one of ``proof`` (an unsat claim) and ``model`` (a sat
-claim) are paths, read with the DIMACS front door (``dimacs.run_files``: gzip
-read transparently); a relative path is resolved against the manifest's
+claim) are paths, read with the DIMACS front door (``dimacs.run_files``: gzip,
+xz and bz2 read transparently); a relative path is resolved against the manifest's
 directory (the current directory for standard input).  ``id`` is optional, a
 string or an integer, and goes first on the output line as for an envelope.
 

@@ -166,7 +166,6 @@ cdef class DrupTextStream:
 
 # -- binary DRUP, as a stream ---------------------------------------------------
 
-from ._codes import SCAN_OK as _BIN_OK
 
 cdef extern from "binary_scan.h" nogil:
     ctypedef struct scc_bin_t:
@@ -234,7 +233,7 @@ cdef class BinaryDrupStream:
         if r < 0:
             self.ended = True
             raise MemoryError("not enough memory for the parsed arrays")
-        if final or self.s.code != _BIN_OK:
+        if final or self.s.code != OK:
             self.ended = True
         token = None
         if self.s.token_len >= 0:

@@ -391,8 +391,8 @@ class BinaryDrupStream:
         return code, where, token, value, kinds, offsets, lits, starts
 
 
-# Whole steps whose integers have 1 to 4 bytes (no redundant zero group) and
-# are neither 0 nor 1: no error is possible in them.
+# Whole steps whose integers have 1 to 4 bytes, the last not zero (no
+# redundant high group), and are neither 0 nor 1: no error is possible in them.
 _SHORT_STEPS = re.compile(rb"(?:[ad](?:[\x02-\x7f]|[\x80-\xff]{1,3}[\x01-\x7f])*\x00)+")
 _INTEGERS = re.compile(rb"[\x80-\xff]*[\x00-\x7f]")
 _SHORT_LITS: dict[bytes, int] = {}      # the literal of each integer's bytes, as met

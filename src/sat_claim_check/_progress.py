@@ -27,7 +27,8 @@ class ProgressLine:
 
     def __init__(self, stream: IO[str] | None, show: bool | None,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self._stream: IO[str] = stream if stream is not None else _Nowhere()
+        # Without a stream the line is never enabled, so never written.
+        self._stream: IO[str] = stream if stream is not None else io.StringIO()
         self._terminal = stream is not None and _is_terminal(stream)
         self._enabled = stream is not None and (self._terminal if show is None else show)
         self._clock = clock
@@ -83,10 +84,6 @@ class ProgressLine:
             except (OSError, ValueError):
                 pass
         self._shown = False
-
-
-class _Nowhere(io.StringIO):
-    """Where the line goes when there is no stderr at all (it was closed)."""
 
 
 def _is_terminal(stream: IO[str]) -> bool:

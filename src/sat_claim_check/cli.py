@@ -666,7 +666,7 @@ def command_request(args: argparse.Namespace) -> int:
 
 
 def check_proof_files(args: argparse.Namespace) -> int:
-    """request --check with a proof: checked as it is read (dimacs.run_files)."""
+    """request --check with a proof: checked as it is read (dimacs.check_files)."""
     position = Position(args.progress)
     limits = limits_from(args)
     memo = StepMemo(args.proof) if args.explain else None
@@ -716,8 +716,8 @@ def checked(args: argparse.Namespace, position: Position, report: Report | Check
 
 
 def file_head(name: str) -> bytes:
-    """The first bytes of a regular file (gzip decompressed), for a hint; b"" when
-    it cannot be read again (a pipe)."""
+    """The first bytes of a regular file (gzip, xz or bz2 decompressed), for a
+    hint; b"" when it cannot be read again (a pipe)."""
     try:
         if not os.path.isfile(name):
             return b""
