@@ -271,10 +271,10 @@ class Checker:
         """The steps so far whose deletion removed the reason of a level-0 literal."""
         return tuple(self._kernel.reason_deletions)
 
-    def _reason_deletions_from(self, first: int) -> list[int]:
-        """The reason deletions so far, from the ``first``-th one (a stream's
-        memo takes the new ones after each part)."""
-        return self._kernel.reason_deletions[first:].tolist()
+    def _reason_deletions_from(self, first: int, most: int) -> list[int]:
+        """At most ``most`` of the reason deletions so far, from the ``first``-th
+        one on (a stream's memo takes the new ones after each part)."""
+        return self._kernel.reason_deletions[first:first + most].tolist()
 
     def _reason_deletion_count(self) -> int:
         return len(self._kernel.reason_deletions)

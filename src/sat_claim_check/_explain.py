@@ -113,8 +113,12 @@ def _not_rup_lines(report: Report, s: int, step_of: StepOf,
     lines.append(f"explain: {len(earlier)} earlier step{'s' if len(earlier) != 1 else ''} "
                  "deleted a clause that was the reason of a level-0 (unit-implied) "
                  "literal:")
+    # The first ones and the last (the nearest the failure), not thousands.
+    shown = earlier if len(earlier) <= LISTED else [*earlier[:LISTED - 1], earlier[-1]]
     lines += [f"explain:   step {t}{_at(where, t)}: {step_text(step_of(t))}"
-              for t in earlier]
+              for t in shown]
+    if len(shown) < len(earlier):
+        lines.insert(-1, f"explain:   ... {len(earlier) - len(shown)} more")
     lines.append("explain: drat-trim-style checkers ignore deletions of such reason "
                  "clauses and may accept this proof; this checker honours every deletion "
                  "(docs/semantics.md): the level-0 assignment is rebuilt without the "

@@ -903,7 +903,7 @@ class StepMemo:
 
     def keep(self, checker: Checker, base: int, part: _Part) -> None:
         """Keep what the part just fed holds of those steps (steps base...)."""
-        wanted = checker._reason_deletions_from(self._seen)[:max(self.most - len(self.steps), 0)]
+        wanted = checker._reason_deletions_from(self._seen, max(self.most - len(self.steps), 0))
         self._seen = checker._reason_deletion_count()
         if checker.failed:
             wanted.append(checker.steps)        # the failing step's index
