@@ -410,13 +410,18 @@ def _file_name(path: _Path) -> str:
     return "standard input" if isinstance(path, str) and path == "-" else os.fspath(path)
 
 
+def _after_last_whitespace(buf: bytes | bytearray, end: int) -> int:
+    """Where the bytes after buf[:end]'s last whitespace start (0: none)."""
+    return max(buf.rfind(c, 0, end) for c in _WHITESPACE) + 1
+
+
 def _whole_tokens(buf: bytearray, end: int) -> memoryview:
     """buf[:end] cut after its last whitespace, so that no token is cut short.
 
     A line that is cut is read as it stands, so a line whose meaning needs all
     of it (a ``p cnf`` header, a model's ``s`` line) is left out whole.
     """
-    cut = max(buf.rfind(c, 0, end) for c in _WHITESPACE) + 1
+    cut = _after_last_whitespace(buf, end)
     line_start = buf.rfind(b"\n", 0, cut) + 1
     if bytes(buf[line_start:cut].lstrip()[:1]) in (b"p", b"s"):
         cut = line_start
@@ -448,7 +453,7 @@ def _read_scanned(path: _Path, scan: Callable[[Any], Any], settled: Callable[[An
                     return result
                 if over:
                     raise too_long(what, max_bytes, os.fspath(path))
-                run_start = max(buf.rfind(c) for c in _WHITESPACE) + 1
+                run_start = _after_last_whitespace(buf, len(buf))
                 if len(buf) - run_start >= LONGEST_RUN:
                     raise no_whitespace(what, os.fspath(path), run_start)
                 next_scan = 2 * len(buf)
@@ -789,7 +794,7 @@ def _proof_parts(path: _Path, max_bytes: int,
                 if over:
                     chunk = chunk[:len(chunk) - (read - max_bytes)]
                 data = rest + chunk if rest else chunk
-                cut = len(data) if binary else max(data.rfind(c) for c in _WHITESPACE_BYTES) + 1
+                cut = len(data) if binary else _after_last_whitespace(data, len(data))
                 rest = data[cut:]
                 part = _Part(stream.scan(memoryview(data)[:cut], False), source, binary, over)
                 yield part
@@ -806,9 +811,6 @@ def _prepend(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
     if first:
         yield first
     yield from rest
-
-
-_WHITESPACE_BYTES = [bytes([c]) for c in _WHITESPACE]
 
 
 def _more_than_a_chunk(path: _Path) -> bool:
