@@ -17,7 +17,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Sequence
 from itertools import islice
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._check import Report, checked_progress, contract_limits, lenient_deletions
 from ._codes import STATUS_VALID, STATUS_WORK_LIMIT, STEP_ADD, STEP_DELETE
@@ -42,6 +42,22 @@ __all__ = ["Checker"]
 # time, _feed_arrays() its arrays.
 BATCH = 4096
 ARRAY_CHUNK = 1 << 16
+
+
+class _Settings(NamedTuple):
+    """A Checker's keyword arguments, checked (in this order, before the CNF)."""
+
+    limits: Limits
+    lenient: bool
+    progress: Progress | None
+    name: KernelName
+    module: Any                 # the engine module: its Kernel
+
+    @classmethod
+    def of(cls, engine: EngineName, limits: Limits | None, deletions: Deletions,
+           progress: Progress | None) -> _Settings:
+        return cls(contract_limits(limits), lenient_deletions(deletions),
+                   checked_progress(progress), *resolve(engine))
 
 
 class Checker:
@@ -79,14 +95,8 @@ class Checker:
     def __init__(self, cnf: Any, *, engine: EngineName = "auto",
                  limits: Limits | None = None, deletions: Deletions = "strict",
                  progress: Progress | None = None) -> None:
-        limits = contract_limits(limits)
-        lenient = lenient_deletions(deletions)
-        progress = checked_progress(progress)
-        name, module = resolve(engine)
-        num_vars, offsets, lits = validate_cnf(cnf, limits)
-        self._open(name, module.Kernel(num_vars, offsets, lits, None, None, None,
-                                       limits.max_propagation_work, lenient),
-                   num_vars, limits, progress)
+        settings = _Settings.of(engine, limits, deletions, progress)
+        self._open(*validate_cnf(cnf, settings.limits), settings)
 
     @classmethod
     def _from_arrays(cls, num_vars: int, clause_offsets: array[int], clause_lits: array[int],
@@ -95,28 +105,26 @@ class Checker:
                      progress: Progress | None = None) -> Checker:
         """A Checker for a CNF that arrives as flat arrays (the DIMACS door: literals
         already within ``1..num_vars``, checked against the size limits here)."""
-        limits = contract_limits(limits)
-        lenient = lenient_deletions(deletions)
-        progress = checked_progress(progress)
-        name, module = resolve(engine)
-        validate_cnf_arrays(num_vars, clause_offsets, clause_lits, limits)
+        settings = _Settings.of(engine, limits, deletions, progress)
+        validate_cnf_arrays(num_vars, clause_offsets, clause_lits, settings.limits)
         checker = cls.__new__(cls)
-        checker._open(name, module.Kernel(num_vars, clause_offsets, clause_lits, None, None,
-                                          None, limits.max_propagation_work, lenient),
-                      num_vars, limits, progress)
+        checker._open(num_vars, clause_offsets, clause_lits, settings)
         return checker
 
-    def _open(self, engine: KernelName, kernel: KernelObject, num_vars: int,
-              limits: Limits, progress: Progress | None) -> None:
-        self._engine = engine
-        self._kernel = kernel
+    def _open(self, num_vars: int, clause_offsets: array[int], clause_lits: array[int],
+              settings: _Settings) -> None:
+        limits, progress = settings.limits, settings.progress
+        kernel = settings.module.Kernel(num_vars, clause_offsets, clause_lits, None, None,
+                                        None, limits.max_propagation_work, settings.lenient)
+        self._engine = settings.name
+        self._kernel: KernelObject = kernel
         self._num_vars = num_vars
         self._limits = limits
         self._max_steps = limits.max_proof_steps        # read at every add() and delete()
         self._max_literals = limits.max_proof_literals
         self._steps = 0             # steps checked so far: the next step's index
         self._literals = 0          # their literals
-        self._failed: tuple[int, int, list[int]] | None = None  # status, step, clause
+        self._failed: list[int] | None = None   # the falsified clause, once a step failed
         self._closed: str | None = None     # why every call now raises, or None
         self._one_kind = array("b", [0])    # add() and delete() the exact way: the
         self._one_offsets = array("i", [0, 0])  # step's kind and offsets (the kernel copies them)
@@ -238,7 +246,7 @@ class Checker:
         if status == STATUS_WORK_LIMIT:
             self._closed = "the work cap was passed"
             raise work_limit_error(self._steps, self._limits.max_propagation_work)
-        self._failed = (status, self._steps, clause)
+        self._failed = clause
 
     def _guarded(self, validate: Any, *args: Any) -> ProofChunk:
         try:
@@ -288,7 +296,7 @@ class Checker:
         self._check_open()
         self._closed = "finish() was called"
         status, step_index, steps_checked, work = self._kernel.finish()
-        clause = self._failed[2] if self._failed is not None else []
+        clause = self._failed if self._failed is not None else []
         result = outcome(status, step_index, steps_checked, clause, self._num_vars,
                          self._limits.max_propagation_work)
         return Report(result, work, self._engine, self._kernel.reason_deletions,
