@@ -395,10 +395,8 @@ cdef class Kernel:
                 out[k] = lit
                 k += 1
                 sum += scc_lit_key(lit)
-        for i in range(k):
-            if marks[out[i] ^ 1]:
-                taut = True
-                break
+                if marks[lit ^ 1]:      # the second of a complementary pair sees the first
+                    taut = True
         for i in range(k):
             marks[out[i]] = 0
         tautology[0] = taut
