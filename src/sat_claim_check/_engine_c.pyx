@@ -1372,7 +1372,7 @@ cdef class Kernel:
         """
         cdef const int[::1] co = self._clause_offsets
         cdef const int[::1] cl = self._clause_lits
-        cdef Py_ssize_t k, i, m, total, slots
+        cdef Py_ssize_t k, i, m, total, slots, room
         cdef int lit, nv
 
         num_vars = self._num_vars
@@ -1428,7 +1428,8 @@ cdef class Kernel:
             more_clauses = more_lits = 0
         self.slots_room = <cref_t>(m + more_clauses + 64)
         _grow(<void**>&self.clauses, self.slots_room, sizeof(clause_t))
-        self.arena_room = <aref_t>(total + more_lits + 2 * (m + more_clauses) + 1024)
+        room = total + more_lits + 2 * (m + more_clauses) + 1024      # Py_ssize_t: no wrap
+        self.arena_room = <aref_t>(room if room < MAX_ARENA else MAX_ARENA)
         _grow(<void**>&self.arena, self.arena_room, sizeof(lit_t))
         self.units_room = 64
         _grow(<void**>&self.units, self.units_room, sizeof(cref_t))
