@@ -217,10 +217,10 @@ class Kernel:
 
     # -- the clause store -----------------------------------------------------
 
-    def store(self, given: Sequence[int]) -> tuple[int, int]:
-        """Store a clause under the next id and return (id, kind); no watching."""
-        distinct = distinct_literals(given)
-        if is_tautology(distinct):
+    def store(self, distinct: list[int], tautology: bool) -> tuple[int, int]:
+        """Store a clause (its distinct literals, and whether they are a tautology)
+        under the next id and return (id, kind); no watching."""
+        if tautology:
             kind = TAUTOLOGY
         elif not distinct:
             kind = EMPTY
@@ -404,7 +404,8 @@ class Kernel:
         offsets = self.clause_offsets
         try:
             for k in range(len(offsets) - 1):
-                cid, kind = self.store(self.clause_lits[offsets[k]:offsets[k + 1]])
+                distinct = distinct_literals(self.clause_lits[offsets[k]:offsets[k + 1]])
+                cid, kind = self.store(distinct, is_tautology(distinct))
                 if kind == LONG:
                     self.watch(cid)
             self.build()
@@ -529,9 +530,10 @@ class Kernel:
             self.delete(cid, s)
             return STATUS_VALID
         distinct = distinct_literals(given)
-        if not self.is_rup(distinct, is_tautology(distinct)):
+        tautology = is_tautology(distinct)
+        if not self.is_rup(distinct, tautology):
             return STATUS_LEMMA_NOT_RUP
-        cid, stored_kind = self.store(given)
+        cid, stored_kind = self.store(distinct, tautology)
         self.attach(cid, stored_kind)
         return STATUS_VALID
 
