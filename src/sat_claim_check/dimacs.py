@@ -692,7 +692,6 @@ READ_AHEAD = 2
 PART_BYTES = 1 << 18
 
 
-
 def check_stream(checker: Checker, path: _Path, max_bytes: int, *,
                  progress: Progress | None = None, reading: Reading | None = None,
                  memo: StepMemo | None = None, proof_format: ProofFormat = "auto") -> None:
@@ -709,7 +708,9 @@ def check_stream(checker: Checker, path: _Path, max_bytes: int, *,
     """
     name = _file_name(path)
     parts = _proof_parts(path, max_bytes, proof_format)
-    # A file of one chunk is read here: a thread would only add its start-up.
+    # A file of at most one part on disk is read here: a thread would only add
+    # its start-up.  (A small compressed file that holds more is then read and
+    # checked in turn, without the overlap.)
     reader = _ReadAhead(parts) if _more_than_a_chunk(path) else contextlib.closing(parts)
     with reader as parts:
         for part in parts:
