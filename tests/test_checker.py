@@ -377,11 +377,15 @@ def test_arguments(engine: str) -> None:
         scc.Checker({"num_vars": 1, "clauses": [[2]]}, engine=engine)
     assert caught.value.path == "/cnf/clauses/0/0"
     checker = scc.Checker(CNF, engine=engine)
+    checker.add([2])
     with pytest.raises(TypeError):
         checker.feed(42)  # type: ignore[arg-type]
-    checker.add([2])                            # a misuse that checked nothing: still open
-    assert checker.finish().result["steps_checked"] == 1
-    assert repr(checker).startswith(f"<Checker {engine} engine")
+    # After any call has raised, every later call raises (docs/semantics.md).
+    with pytest.raises(RuntimeError, match=r"has ended \(feed\(\) raised TypeError\)"):
+        checker.add([])
+    with pytest.raises(RuntimeError):
+        checker.finish()
+    assert repr(checker) == f"<Checker {engine} engine, 1 steps, ended>"
 
 
 # -- progress ---------------------------------------------------------------------------

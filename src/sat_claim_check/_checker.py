@@ -14,10 +14,12 @@ Python object per step.
 
 from __future__ import annotations
 
+import functools
+import threading
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import islice
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, TypeVar
 
 from ._check import Report, checked_progress, contract_limits, lenient_deletions
 from ._codes import STATUS_VALID, STATUS_WORK_LIMIT, STEP_ADD, STEP_DELETE
@@ -25,6 +27,7 @@ from ._engine import resolve
 from ._report import outcome, work_limit_error
 from ._validate import (
     ProofChunk,
+    memory_error,
     one_step,
     step_arrays_chunk,
     steps_chunk,
@@ -42,6 +45,34 @@ __all__ = ["Checker"]
 # time, _feed_arrays() its arrays.
 BATCH = 4096
 ARRAY_CHUNK = 1 << 16
+
+_Call = TypeVar("_Call", bound=Callable[..., Any])
+
+
+def _one_call_at_a_time(method: _Call) -> _Call:
+    """Run a Checker method alone, and end the Checker if it raises.
+
+    A call made while another one runs (from a progress callback, or from a
+    second thread) is refused with RuntimeError and ends the Checker: the
+    running call holds a half-checked step.  Any exception a call lets out
+    ends the Checker too, so a step taken (from ``feed()``'s iterable, say) is
+    either checked or never answered for."""
+    @functools.wraps(method)
+    def alone(self: Checker, *args: Any) -> Any:
+        if not self._busy.acquire(blocking=False):
+            self._closed = f"{method.__name__}() was called while another call ran"
+            raise RuntimeError("this Checker is already running a call (one call at a "
+                               "time: not from its progress callback, not from a second "
+                               "thread)")
+        try:
+            return method(self, *args)
+        except BaseException as exc:
+            if self._closed is None:
+                self._closed = f"{method.__name__}() raised {type(exc).__name__}"
+            raise
+        finally:
+            self._busy.release()
+    return alone  # type: ignore[return-value]
 
 
 class _Settings(NamedTuple):
@@ -98,6 +129,11 @@ class Checker:
         settings = _Settings.of(engine, limits, deletions, progress)
         self._open(*validate_cnf(cnf, settings.limits), settings)
 
+    # A check in progress lives in the kernel's memory: it is not copied.
+    def __reduce__(self) -> NoReturn:
+        raise TypeError("a Checker cannot be pickled or copied: it holds a check in "
+                        "progress (pickle the request, or its cnf and steps, instead)")
+
     @classmethod
     def _from_arrays(cls, num_vars: int, clause_offsets: array[int], clause_lits: array[int],
                      *, engine: EngineName = "auto", limits: Limits | None = None,
@@ -114,24 +150,30 @@ class Checker:
     def _open(self, num_vars: int, clause_offsets: array[int], clause_lits: array[int],
               settings: _Settings) -> None:
         limits, progress = settings.limits, settings.progress
-        kernel = settings.module.Kernel(num_vars, clause_offsets, clause_lits, None, None,
-                                        None, limits.max_propagation_work, settings.lenient)
+        self._busy = threading.Lock()       # held by the call running (_one_call_at_a_time)
+        self._closed: str | None = None     # why every call now raises, or None
         self._engine = settings.name
-        self._kernel: KernelObject = kernel
         self._num_vars = num_vars
         self._limits = limits
+        self._cnf_sizes = [("max_vars", num_vars), ("max_clauses", len(clause_offsets) - 1),
+                           ("max_total_literals", len(clause_lits))]
         self._max_steps = limits.max_proof_steps        # read at every add() and delete()
         self._max_literals = limits.max_proof_literals
         self._steps = 0             # steps checked so far: the next step's index
         self._literals = 0          # their literals
         self._failed: list[int] | None = None   # the falsified clause, once a step failed
-        self._closed: str | None = None     # why every call now raises, or None
         self._one_kind = array("b", [0])    # add() and delete() the exact way: the
         self._one_offsets = array("i", [0, 0])  # step's kind and offsets (the kernel copies them)
         try:
+            kernel = settings.module.Kernel(num_vars, clause_offsets, clause_lits, None, None,
+                                            None, limits.max_propagation_work,
+                                            settings.lenient)
+            self._kernel: KernelObject = kernel
             status = kernel.start(progress)
         except BaseException as exc:
             self._closed = f"the initial propagation raised {type(exc).__name__}"
+            if isinstance(exc, MemoryError):
+                self._out_of_memory(0, 0)
             raise
         if status == STATUS_WORK_LIMIT:
             self._closed = "the work cap was passed"
@@ -139,10 +181,12 @@ class Checker:
 
     # -- steps ----------------------------------------------------------------
 
+    @_one_call_at_a_time
     def add(self, lits: Sequence[int]) -> None:
         """Check the next step, {"add": lits}: a lemma that must be RUP; return None."""
         self._one("add", STEP_ADD, lits)
 
+    @_one_call_at_a_time
     def delete(self, lits: Sequence[int]) -> None:
         """Check the next step, {"delete": lits}: remove a clause with these
         literals; return None."""
@@ -167,6 +211,8 @@ class Checker:
                 value = lits
         except BaseException as exc:
             self._closed = f"step {self._steps} raised {type(exc).__name__}"
+            if isinstance(exc, MemoryError):
+                self._out_of_memory(self._steps + 1, self._literals + len(value))
             raise
         if status == STATUS_VALID:
             self._steps += 1
@@ -174,6 +220,7 @@ class Checker:
         else:
             self._stop(status, 0, list(value))
 
+    @_one_call_at_a_time
     def feed(self, steps: Iterable[Any]) -> None:
         """Check the steps of an iterable in order (each {"add": [...]} or
         {"delete": [...]}); return None.  The iterable is read 4096 items at a
@@ -192,6 +239,7 @@ class Checker:
             if not batch or not self._take(batch):
                 return
 
+    @_one_call_at_a_time
     def _feed_arrays(self, kinds: array[int], offsets: array[int], lits: array[int]) -> None:
         """Check steps given as flat arrays, as the DIMACS/DRUP scanner makes them:
         ``kinds`` STEP_ADD or STEP_DELETE, step s being ``lits[offsets[s]:offsets[s
@@ -228,6 +276,9 @@ class Checker:
                 status, i = self._kernel.feed(kinds, offsets, lits)
             except BaseException as exc:
                 self._closed = f"step {self._steps} or after raised {type(exc).__name__}"
+                if isinstance(exc, MemoryError):
+                    self._out_of_memory(self._steps + len(kinds),
+                                        self._literals + offsets[len(kinds)] - offsets[0])
                 raise
             if status != STATUS_VALID:
                 self._stop(status, i, lits[offsets[i]:offsets[i + 1]].tolist())
@@ -247,6 +298,18 @@ class Checker:
             self._closed = "the work cap was passed"
             raise work_limit_error(self._steps, self._limits.max_propagation_work)
         self._failed = clause
+
+    def _out_of_memory(self, steps: int, literals: int) -> None:
+        """While a MemoryError is handled: raise the limit error that the sizes
+        checked so far explain (as ``run`` does), when one does; else return
+        (the caller raises the MemoryError).  ``steps`` and ``literals``: the
+        proof's counts with the steps being checked."""
+        counts = [*self._cnf_sizes]
+        if steps:
+            counts += [("max_proof_steps", steps), ("max_proof_literals", literals)]
+        error = memory_error(counts, self._limits)
+        if error is not None:
+            raise error from None
 
     def _guarded(self, validate: Any, *args: Any) -> ProofChunk:
         try:
@@ -289,6 +352,7 @@ class Checker:
 
     # -- the end --------------------------------------------------------------
 
+    @_one_call_at_a_time
     def finish(self) -> Report:
         """End the check; return its Report (the result, the work, the engine, the
         reason deletions, the ignored deletions), as ``run`` returns it for the

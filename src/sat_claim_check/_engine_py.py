@@ -43,6 +43,10 @@ ignored (it succeeds, changes nothing and counts no work);
 ``ignored_deletions`` lists those steps, across calls (always empty when
 strict, as ``reason_deletions`` is when lenient).
 
+One call at a time: a call made while another runs (from its progress
+callback, or from a second thread) raises RuntimeError ("already running")
+and changes nothing, as the compiled kernel does.
+
 ``Kernel(num_vars, clause_offsets, clause_lits, step_kinds, step_offsets,
 step_lits, max_work).run()`` checks a whole proof held in memory: ``start``,
 ``feed``, ``finish``.  ``_report`` turns the plain ints into a result or an
@@ -61,6 +65,7 @@ fall at nearby, not equal, points; the polls change nothing else.
 
 from __future__ import annotations
 
+import threading
 from array import array
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -104,6 +109,16 @@ BROKEN = 4
 POLL_INTERVAL = 1 << 20     # work between two calls of the progress callback
 RUN_SLICE = 1 << 16         # run() feeds the proof in slices of this many steps
 NEVER = 1 << 64             # next_poll without a callback: the counter never gets there
+ALREADY_RUNNING = ("this Kernel is already running "
+                   "(use one Kernel per request, one call at a time)")
+
+
+def _check_polling(progress: Progress | None, poll_interval: int) -> None:
+    """TypeError or ValueError unless start()'s polling arguments are usable."""
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be callable, not {type(progress).__name__}")
+    if poll_interval < 1:
+        raise ValueError(f"poll_interval must be >= 1, got {poll_interval}")
 
 
 def distinct_literals(lits: Iterable[int]) -> list[int]:
@@ -155,6 +170,11 @@ class Kernel:
     def __init__(self, num_vars: int, clause_offsets: Ints, clause_lits: Ints,
                  step_kinds: Ints | None, step_offsets: Ints | None, step_lits: Ints | None,
                  max_work: int, lenient: bool = False) -> None:
+        busy = getattr(self, "_busy", None)
+        if busy is None:
+            self._busy = threading.Lock()   # held by the call running (_enter)
+        else:
+            self._not_running()         # run() reads the proof this replaces
         self.num_vars = num_vars
         self.lenient = bool(lenient)    # SPEC §4.4: some deletions are ignored
         self.clause_offsets = clause_offsets
@@ -194,6 +214,19 @@ class Kernel:
         # bytes each, as a proof may have millions of them.
         self.reason_deletions = array("q")
         self.ignored_deletions = array("q")
+
+    # -- one call at a time ---------------------------------------------------
+
+    def _not_running(self) -> None:
+        """Refuse a call while another one runs (from its progress callback, or
+        another thread): the running one is halfway through a step."""
+        if self._busy.locked():
+            raise RuntimeError(ALREADY_RUNNING)
+
+    def _enter(self) -> None:
+        """Become the running call (release ``_busy`` when it ends), or refuse."""
+        if not self._busy.acquire(blocking=False):
+            raise RuntimeError(ALREADY_RUNNING)
 
     # -- values and assignment ------------------------------------------------
 
@@ -392,10 +425,14 @@ class Kernel:
         ``poll_interval`` units of work from here on (see the module note); an
         exception it raises stops the check and propagates.
         """
-        if progress is not None and not callable(progress):
-            raise TypeError(f"progress must be callable, not {type(progress).__name__}")
-        if poll_interval < 1:
-            raise ValueError(f"poll_interval must be >= 1, got {poll_interval}")
+        _check_polling(progress, poll_interval)
+        self._enter()
+        try:
+            return self._start(progress, poll_interval)
+        finally:
+            self._busy.release()
+
+    def _start(self, progress: Progress | None, poll_interval: int) -> int:
         self.phase = NEW
         self.reset()
         self.progress = progress
@@ -423,6 +460,13 @@ class Kernel:
         """Check the steps of a chunk in order; return (STATUS_VALID, -1) when all
         succeeded, else (status, index in the chunk) of the step that failed or
         passed the cap (the check stops there)."""
+        self._enter()
+        try:
+            return self._feed(kinds, offsets, lits)
+        finally:
+            self._busy.release()
+
+    def _feed(self, kinds: Ints, offsets: Ints, lits: Ints) -> tuple[int, int]:
         if self.phase != CHECKING:
             raise RuntimeError(self.not_checking("feed()"))
         if len(offsets) != len(kinds) + 1:
@@ -458,6 +502,14 @@ class Kernel:
         (``steps_left < 1``) or for its literals (``len(lits) >
         literals_left``).  The caller then takes the exact way (validate,
         ``feed``), which finds the error or the step's own kind."""
+        self._enter()
+        try:
+            return self._feed_step(kind, lits, steps_left, literals_left)
+        finally:
+            self._busy.release()
+
+    def _feed_step(self, kind: int, lits: Any, steps_left: int,
+                   literals_left: int) -> int | None:
         if self.phase != CHECKING:
             raise RuntimeError(self.not_checking("feed_step()"))
         if type(kind) is not int or (kind != STEP_ADD and kind != STEP_DELETE):
@@ -472,10 +524,17 @@ class Kernel:
         for lit in lits:
             if type(lit) is not int or lit == 0 or not -nv <= lit <= nv:
                 return None
-        return self.feed((kind,), (0, len(lits)), lits)[0]
+        return self._feed((kind,), (0, len(lits)), lits)[0]
 
     def finish(self) -> tuple[int, int, int, int]:
         """End the check; return (status, step_index, steps_checked, work)."""
+        self._enter()
+        try:
+            return self._finish()
+        finally:
+            self._busy.release()
+
+    def _finish(self) -> tuple[int, int, int, int]:
         if self.phase in (NEW, BROKEN):
             raise RuntimeError(self.not_checking("finish()"))
         if self.phase == CHECKING:
@@ -502,12 +561,17 @@ class Kernel:
         if self.proof is None:
             raise TypeError("run() needs a Kernel made with the proof's three arrays")
         kinds, offsets, lits = self.proof
-        if self.start(progress, poll_interval) == STATUS_VALID:
-            for a in range(0, len(kinds), RUN_SLICE):
-                b = min(a + RUN_SLICE, len(kinds))
-                if self.feed(kinds[a:b], offsets[a:b + 1], lits)[0] != STATUS_VALID:
-                    break
-        return self.finish()
+        _check_polling(progress, poll_interval)
+        self._enter()
+        try:
+            if self._start(progress, poll_interval) == STATUS_VALID:
+                for a in range(0, len(kinds), RUN_SLICE):
+                    b = min(a + RUN_SLICE, len(kinds))
+                    if self._feed(kinds[a:b], offsets[a:b + 1], lits)[0] != STATUS_VALID:
+                        break
+            return self._finish()
+        finally:
+            self._busy.release()
 
     def step(self, kind: int, given: Sequence[int], s: int) -> int:
         """Check step ``s`` (a kind and its literals as given); return its STATUS_*."""
@@ -558,6 +622,7 @@ class Kernel:
 
     def _stats(self) -> dict[str, Any]:
         """The stores' sizes now, for the memory tests and benchmarks: a dict."""
+        self._not_running()
         if self.phase == NEW:
             return {}
         return {"live_clauses": len(self.lits), "groups": len(self.by_set),
@@ -577,6 +642,7 @@ class Kernel:
         clause that is falsified; in a consistent state, no watched literal is
         FALSE unless the clause's other watch is TRUE.
         """
+        self._not_running()
         if self.phase in (NEW, BROKEN):
             return
         live = self.lits.keys()

@@ -21,7 +21,16 @@ __all__ = ["json_misread_lines", "limit_lines", "misread_lines"]
 def limit_lines(err: LimitExceeded) -> list[str]:
     """How to lift the limit(s) an input passes: the flag and the ``Limits`` field
     of each limit known to be passed, so that one rerun is enough."""
+    if err.out_of_memory:
+        return ["this machine could not allocate the memory to check it, and raising the "
+                "limits cannot help: check it where the process may use more memory"]
     passed = [(err.limit, err.actual), *err.also_passed]
+    beyond = [(name, actual) for name, actual in passed
+              if actual is not None and actual > CEILINGS[name]]
+    if beyond:
+        return [f"{name} cannot be raised to {actual:,}: {CEILINGS[name]:,} is the most "
+                "the engines can represent, so this input cannot be checked"
+                for name, actual in beyond]
     lines = [f"the input also passes {name} (it has {actual:,})"
              for name, actual in err.also_passed]
     settings = [(name, _enough(name, actual, err)) for name, actual in passed]

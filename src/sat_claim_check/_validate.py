@@ -310,24 +310,33 @@ def sizes(v: Any) -> list[tuple[str, int]]:
 
 
 def out_of_memory(v: Any, limits: Limits) -> LimitExceeded | None:
-    """The error for a validated request that could not be checked for
-    want of memory, or None when the request is within the contract's limits
-    (then the shortage is not the request's doing).
+    """``memory_error`` for a validated request (its sizes)."""
+    return memory_error(sizes(v), limits)
+
+
+def memory_error(counts: list[tuple[str, int]], limits: Limits) -> LimitExceeded | None:
+    """The error for a check that could not allocate its memory, given the sizes
+    of what it was checking (``counts``: (limit, size) in validation order), or
+    None when they are all within the contract's limits (then the shortage is
+    not the request's doing).
 
     It names the size furthest above its contract value, as a multiple of it
     (the first in validation order on a tie): the size that made the checker allocate
-    the most.  ``max`` is the limit in force, so here ``actual <= max``.
+    the most.  ``max`` is the limit in force, so here ``actual <= max``; the
+    error's ``out_of_memory`` is True (raising the limits cannot help).
     """
     ratio, name, actual = max(((size / getattr(CONTRACT_LIMITS, name), name, size)
-                               for name, size in sizes(v)), key=lambda t: t[0])
+                               for name, size in counts), key=lambda t: t[0])
     if ratio <= 1:
         return None
     field, path, what = SIZE_LIMITS[name]
     maximum = getattr(limits, name)
-    return LimitExceeded(field, path,
-                         f"{what} ({number_text(actual)}) is within the limit of {maximum}, "
-                         f"but more than this machine could allocate memory for",
-                         limit=name, max=maximum, actual=actual)
+    error = LimitExceeded(field, path,
+                          f"{what} ({number_text(actual)}) is within the limit of {maximum}, "
+                          f"but more than this machine could allocate memory for",
+                          limit=name, max=maximum, actual=actual)
+    error.out_of_memory = True
+    return error
 
 
 # -- literal arrays ------------------------------------------------------------

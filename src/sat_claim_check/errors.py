@@ -89,6 +89,9 @@ class LimitExceeded(CheckError):
     also_passed: tuple[tuple[str, int], ...] = ()
     read_stopped: bool = False
     file_line: tuple[str, int] | None = None
+    # True when the input is within the limit but the machine ran out of memory
+    # checking it (``actual <= max``): raising the limits cannot help.
+    out_of_memory: bool = False
 
     def __init__(self, field: str | None, path: str, message: str, *, limit: str, max: int,
                  actual: int | None = None, step_index: int | None = None) -> None:

@@ -1,0 +1,148 @@
+"""Running out of memory is one error object, whatever the door.
+
+A request within raised limits that this machine cannot allocate for is
+``limit_exceeded`` naming the size that made the checker allocate the most,
+with ``actual <= max``: from ``run()``, from a ``Checker``, from the files
+(``run_files``, ``request --check``), from JSON text (``check_json``,
+``check``); and the command line's hint says that raising the limits cannot
+help.  Before, ``Checker()`` raised a bare MemoryError and ``request --check
+--unlimited`` printed only "out of memory".  Each door runs in a child
+process with its address space capped (Linux), so nothing here needs the
+memory it asks for.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import sat_claim_check as scc
+from sat_claim_check import _checker
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="caps the address space with RLIMIT_AS")
+
+# About 2**30 variables: gigabytes for either engine, refused by the cap below.
+NUM_VARS = scc.Limits.unlimited().max_vars
+CAP = 1 << 30
+
+DOORS = r"""
+import json, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, ({cap}, {cap}))
+import sat_claim_check as scc
+from sat_claim_check.dimacs import run_files
+engine, door, d = sys.argv[1], sys.argv[2], sys.argv[3]
+cnf = {{"num_vars": {n}, "clauses": [[1]]}}
+U = scc.Limits.unlimited()
+try:
+    if door == "run":
+        scc.run({{"cnf": cnf, "claim": "unsat", "proof": [{{"add": []}}]}}, engine=engine, limits=U)
+    elif door == "Checker":
+        scc.Checker(cnf, engine=engine, limits=U)
+    elif door == "run_files":
+        run_files(d + "/f.cnf", d + "/f.drup", engine=engine, limits=U)
+    elif door == "check_json":
+        out = scc.check_json(open(d + "/f.json", "rb").read(), engine=engine, limits=U)
+        print(json.dumps(out.data)); sys.exit(0)
+    print("no error")
+except scc.CheckError as err:
+    print(json.dumps(err.to_dict()))
+except MemoryError:
+    print("MemoryError")
+"""
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("oom")
+    (d / "f.cnf").write_text(f"p cnf {NUM_VARS} 1\n1 0\n")
+    (d / "f.drup").write_text("0\n")
+    (d / "f.json").write_text(json.dumps({"cnf": {"num_vars": NUM_VARS, "clauses": [[1]]},
+                                          "claim": "unsat", "proof": [{"add": []}]}))
+    return d
+
+
+def capped(*args, code=None):
+    """A child process under the address-space cap: ``python -c DOORS args`` or
+    ``python -m sat_claim_check args``."""
+    prefix = ["-c", DOORS.format(cap=CAP, n=NUM_VARS)] if code is None else [
+        "-c", f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({CAP}, {CAP}))\n"
+              "import runpy, sys; sys.argv[0] = 'sat-claim-check'\n"
+              "runpy.run_module('sat_claim_check', run_name='__main__')"]
+    env = {k: v for k, v in os.environ.items() if k != "SAT_CLAIM_CHECK_NO_EXTENSIONS"}
+    return subprocess.run([sys.executable, *prefix, *args], capture_output=True, text=True,
+                          timeout=120, env=env)
+
+
+EXPECTED = {"error": "limit_exceeded", "field": "cnf", "path": "/cnf/num_vars",
+            "limit": "max_vars", "max": NUM_VARS, "actual": NUM_VARS}
+
+
+@pytest.mark.parametrize("door", ["run", "Checker", "run_files", "check_json"])
+def test_every_python_door_gives_the_same_error(engine, door, files):
+    out = capped(engine, door, str(files))
+    assert out.returncode == 0, out.stderr
+    error = json.loads(out.stdout)
+    message = error.pop("message")
+    assert error == EXPECTED
+    assert "more than this machine could allocate memory for" in message
+    assert out.stderr == ""
+
+
+@pytest.mark.parametrize("command", [
+    ["check", "{d}/f.json"],
+    ["request", "--check", "--cnf", "{d}/f.cnf", "--proof", "{d}/f.drup"],
+])
+def test_every_command_writes_the_error_object_and_an_honest_hint(engine, command, files):
+    args = [a.format(d=files) for a in command] + ["--unlimited", "--engine", engine]
+    out = capped(*args, code=True)
+    assert out.returncode == 2, out.stderr
+    error = json.loads(out.stdout)
+    error.pop("message")
+    assert error == EXPECTED
+    assert "raising the limits cannot help" in out.stderr
+    # Neither flag can lift it, and --unlimited was given already.
+    assert "--unlimited" not in out.stderr and "--limit" not in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+class _Starved:
+    """A kernel module whose Kernel runs out of memory on its first proof step."""
+
+    class Kernel:
+        def __init__(self, *args):
+            self.work = 0
+
+        def start(self, progress):
+            return 0
+
+        def feed(self, *args):
+            raise MemoryError
+
+        def feed_step(self, *args):
+            raise MemoryError
+
+
+def test_memory_that_runs_out_in_a_proof_step(monkeypatch):
+    # Past the contract's max_proof_steps: the proof's size is the one named.
+    monkeypatch.setattr(_checker, "resolve", lambda engine: ("reference", _Starved))
+    checker = scc.Checker({"num_vars": 1, "clauses": []}, limits=scc.Limits.unlimited())
+    steps = [{"add": [1, -1]}] * 3000
+    with pytest.raises(scc.LimitExceeded) as info:
+        checker.feed(steps)
+    assert info.value.to_dict()["limit"] == "max_proof_steps"
+    assert info.value.actual == 3000 and info.value.out_of_memory
+    with pytest.raises(RuntimeError):
+        checker.finish()
+
+
+def test_memory_that_runs_out_within_the_contract_is_not_the_request(monkeypatch):
+    # A request the contract allows cannot be blamed: the MemoryError comes out.
+    monkeypatch.setattr(_checker, "resolve", lambda engine: ("reference", _Starved))
+    checker = scc.Checker({"num_vars": 1, "clauses": []})
+    with pytest.raises(MemoryError):
+        checker.add([1, -1])
+    with pytest.raises(RuntimeError):
+        checker.finish()
