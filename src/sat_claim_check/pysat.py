@@ -10,7 +10,8 @@ Needs the optional extra ``pip install "sat-claim-check[pysat]"`` (the
     ('unsat', True)
 
 The proof is the solver's DRUP log (``with_proof=True``, ``get_proof()``);
-solvers that cannot log one (e.g. minisat22) are refused by PySAT itself.
+solvers that cannot log one (e.g. minisat22, minicard) are refused by PySAT
+itself, with its NotImplementedError (and nothing else on stderr).
 
 The formula is checked before anything reaches a solver, because PySAT's
 solvers take C ints without checking them (a variable of 2**31 - 1 crashes
@@ -29,6 +30,7 @@ The request format is in docs/semantics.md ("Requests, results and errors").
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -144,10 +146,41 @@ def request_from_pysat(formula: CNF | Iterable[Iterable[int]], solver_name: str 
                           for clause in clauses]
     else:
         solver_clauses = clauses
-    with Solver(name=solver_name, bootstrap_with=solver_clauses, with_proof=True,
-                **solver_options) as solver:
+    solver = _new_solver(Solver, name=solver_name, bootstrap_with=solver_clauses,
+                         with_proof=True, **solver_options)
+    with solver:
         solver.solve()
         return _request(solver, num_vars, clauses, used, add_empty_clause)
+
+
+def _new_solver(make: type[Solver], **arguments: Any) -> Solver:
+    """``make(**arguments)``, keeping PySAT's own noise off stderr.
+
+    A solver class that refuses its arguments (minisat22 with ``with_proof``:
+    NotImplementedError) raises from its ``__init__`` before setting the field
+    its ``__del__`` reads, and collecting the half-built object prints an
+    AttributeError traceback.  The traceback's frames hold that object: it is
+    dropped here, under a hook that keeps that one message quiet, and the
+    refusal itself is raised."""
+    hook = sys.unraisablehook
+
+    def quiet(unraisable: Any) -> None:
+        where = unraisable.object
+        if not (isinstance(unraisable.exc_value, AttributeError)
+                and getattr(where, "__qualname__", "").endswith(".__del__")
+                and getattr(where, "__module__", "").startswith("pysat")):
+            hook(unraisable)
+
+    sys.unraisablehook = quiet
+    try:
+        try:
+            return make(**arguments)
+        except Exception as exc:
+            refusal = exc
+        refusal.__traceback__ = None    # its frames, and the half-built solver, go now
+        raise refusal
+    finally:
+        sys.unraisablehook = hook
 
 
 def request_from_solver(
