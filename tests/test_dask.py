@@ -32,6 +32,7 @@ from distributed.diagnostics.plugin import WorkerPlugin  # noqa: E402
 
 from sat_claim_check import _batch  # noqa: E402
 from sat_claim_check import dask as scc_dask  # noqa: E402
+from sat_claim_check._manifest import Manifest  # noqa: E402
 
 EXAMPLES = REPO / "examples"
 MARK = 77777            # a request with this many variables kills its worker (KillOnMark)
@@ -94,7 +95,8 @@ def jobs_1_outcome(lines: list[bytes], manifest: str | None = None) -> tuple[str
     stream = io.BytesIO(data(lines))
     out = io.StringIO()
     outcome = _batch.run_batch(stream, out, engine="reference", limits=None, jobs=1,
-                               progress=_batch.Progress(stream, 0), manifest=manifest)
+                               progress=_batch.Progress(stream, 0),
+                               manifest=None if manifest is None else Manifest(manifest))
     return out.getvalue(), outcome.counts
 
 

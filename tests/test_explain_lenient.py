@@ -165,7 +165,10 @@ def test_explanations_are_frozen_data() -> None:
         explanation.lines = ()  # type: ignore[misc]
     assert explanation.lines == (
         "explain: all 0 steps passed but no step added the empty clause (a DRUP proof ends "
-        "with a line '0')",)
+        "with a line '0')",
+        "explain: the clauses alive after the last step do not propagate to a conflict: the "
+        "proof stops short of a refutation")
+    assert explanation.conflict_at_end is False
 
 
 def test_rejected_requests_raise() -> None:

@@ -45,6 +45,7 @@ from .limits import Limits
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
+    from ._manifest import Manifest
     from ._types import Deletions, EngineName, Result
 
 try:
@@ -181,12 +182,12 @@ def check_line(engine: EngineName, limits: Limits | None, number: int, line: byt
 
 
 def check_lines(engine: EngineName, limits: Limits | None, lines: list[Numbered],
-                memory: int | None = None, manifest: str | None = None,
+                memory: int | None = None, manifest: Manifest | None = None,
                 deletions: Deletions = "strict", input_fd: int | None = None) -> list[Checked]:
     """check_line() on each numbered line, in order (what a worker does per chunk).
 
-    With ``manifest`` (the directory that relative paths are resolved against)
-    the lines are manifest lines: ``_manifest.check_manifest_line``.  A Span
+    With ``manifest`` (where their paths lead) the lines are manifest lines:
+    ``_manifest.check_manifest_line``.  A Span
     is read from ``input_fd`` first.
     """
     if manifest is not None:
@@ -208,7 +209,7 @@ def check_lines(engine: EngineName, limits: Limits | None, lines: list[Numbered]
 
 
 def check_one(engine: EngineName, limits: Limits | None, number: int,
-              line: bytes | str | Span, manifest: str | None = None,
+              line: bytes | str | Span, manifest: Manifest | None = None,
               deletions: Deletions = "strict", input_fd: int | None = None) -> Checked:
     """check_lines() of one line, in this process."""
     return check_lines(engine, limits, [(number, line)], None, manifest, deletions,
@@ -791,15 +792,15 @@ class Outcome:
 
 def run_batch(stream: IO[bytes], out: IO[str], *, engine: EngineName, limits: Limits | None,
               jobs: int, progress: Progress, worker_memory: int | None = None,
-              max_line_bytes: int | None = None, manifest: str | None = None,
+              max_line_bytes: int | None = None, manifest: Manifest | None = None,
               deletions: Deletions = "strict") -> Outcome:
     """Check every line of ``stream`` (binary), writing one line each to ``out``.
 
     ``jobs`` 1 checks here; more start up to that many worker processes, each
     limited to ``worker_memory`` bytes of address space (None: no limit).  A
     line over ``max_line_bytes`` is rejected unread.  With ``manifest`` (a
-    directory) the lines are manifest lines whose relative paths are resolved
-    against it.  ``deletions`` as for ``run`` (ValueError for another value,
+    ``_manifest.Manifest``) the lines are manifest lines whose paths lead
+    where it says.  ``deletions`` as for ``run`` (ValueError for another value,
     before any line is read).
     """
     lenient_deletions(deletions)
@@ -826,7 +827,7 @@ def run_batch(stream: IO[bytes], out: IO[str], *, engine: EngineName, limits: Li
 
 
 def _check_here(lines_in: _Input, output: _Output, engine: EngineName,
-                limits: Limits | None, manifest: str | None, deletions: Deletions) -> None:
+                limits: Limits | None, manifest: Manifest | None, deletions: Deletions) -> None:
     while True:
         chunk = lines_in.next_chunk()
         if chunk is None:
@@ -853,7 +854,7 @@ class _Worker:
     """One worker process, its end of the pipe, and the task it holds."""
 
     def __init__(self, context: Any, engine: EngineName, limits: Limits | None,
-                 memory: int | None, manifest: str | None, deletions: Deletions,
+                 memory: int | None, manifest: Manifest | None, deletions: Deletions,
                  input_file: _InputFile | None) -> None:
         ours, theirs = context.Pipe()
         self.process = context.Process(target=_serve,
@@ -900,7 +901,7 @@ class _Worker:
 
 
 def _serve(conn: Connection, engine: EngineName, limits: Limits | None, memory: int | None,
-           manifest: str | None, deletions: Deletions = "strict",
+           manifest: Manifest | None, deletions: Deletions = "strict",
            input_file: _InputFile | None = None) -> None:
     """A worker process: check the chunks the batch sends, until it sends None
     (reading the Spans among their lines from ``input_file``)."""
@@ -935,7 +936,7 @@ def _context() -> Any:
 
 
 def _check_in_workers(lines_in: _Input, output: _Output, jobs: int, engine: EngineName,
-                      limits: Limits | None, memory: int | None, manifest: str | None,
+                      limits: Limits | None, memory: int | None, manifest: Manifest | None,
                       deletions: Deletions) -> None:
     from multiprocessing.connection import wait
 

@@ -4,19 +4,24 @@ The lines go to standard error (``cli`` writes them); standard output keeps
 only the result.  When a strict check fails after deletions of reason
 clauses (or on a delete of a clause that is not there), the proof is checked
 again with deletions read leniently, and the lines say whether it checks
-then: ``explain(request)`` gives the same as data, an ``Explanation``.
+then; when a proof ends without the empty clause, it is checked again with
+one added, and the lines say whether the clauses alive at the end propagate
+to a conflict (drat-trim accepts such a proof).  ``explain(request)`` gives
+the same as data, an ``Explanation``.
 """
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ._check import Report, contract_limits, run_validated
+from ._codes import STEP_ADD
 from ._engine import resolve
-from ._validate import request_step, validate
+from ._validate import Validated, request_step, validate
 from .errors import LimitExceeded
 
 if TYPE_CHECKING:
@@ -25,9 +30,12 @@ if TYPE_CHECKING:
 
 # What step_of(s) returns: a request step, {"add": [...]} or {"delete": [...]}.
 StepOf = Callable[[int], Mapping[str, Sequence[float]]]
+# rerun(lenient, close): the same request checked again, its deletions read
+# leniently or not, with one more step {"add": []} at the end when ``close``.
+Rerun = Callable[[bool, bool], Report]
 
 __all__ = ["Explanation", "explain", "explain_lines", "explanation_of", "step_text",
-           "worth_lenient"]
+           "with_empty_clause", "worth_lenient", "worth_rerun"]
 
 # Ignored steps listed in full up to this many; more are shortened.
 LISTED = 10
@@ -45,13 +53,18 @@ class Explanation:
     clause or on a delete of an absent clause (or the lenient one passed the
     work cap, which a line says).  ``lines`` are the lines
     ``sat-claim-check check --explain`` writes on standard error, without the
-    program's name: empty when the claim is valid.  docs/semantics.md,
+    program's name: empty when the claim is valid.  ``conflict_at_end`` is
+    set when the check (the lenient one, when it ran) fails for want of the
+    empty clause: True when the clauses alive after the last step propagate
+    to a conflict (the proof only lacks its final empty clause, and drat-trim
+    accepts it), False when they do not; None otherwise.  docs/semantics.md,
     "Lenient deletions", describes the two readings.
     """
 
     strict: Report
     lenient: Report | None
     lines: tuple[str, ...]
+    conflict_at_end: bool | None = None
 
 
 def explain_lines(report: Report, step_of: StepOf,
@@ -137,10 +150,10 @@ def explain(request: dict[str, Any], *, engine: EngineName = "auto",
     Explanation with the strict Report, the lenient one when the strict check
     failed after deletions of reason clauses or at a delete of a clause that
     is not there (None otherwise, or when the lenient check passes the work
-    cap), and the lines
-    of ``--explain``.  ``engine`` and ``limits`` are as for ``run``; a
-    rejected request raises InvalidInput or LimitExceeded, as ``run`` does.
-    docs/semantics.md, "Lenient deletions".
+    cap), the lines of ``--explain``, and whether a proof that lacks the empty
+    clause ends with clauses that propagate to a conflict.  ``engine`` and
+    ``limits`` are as for ``run``; a rejected request raises InvalidInput or
+    LimitExceeded, as ``run`` does.  docs/semantics.md, "Lenient deletions".
     """
     limits = contract_limits(limits)
     name, module = resolve(engine)
@@ -152,29 +165,72 @@ def explain(request: dict[str, Any], *, engine: EngineName = "auto",
         assert v.step_lits is not None
         return request_step(v.step_kinds, v.step_offsets, v.step_lits, s)
 
-    return explanation_of(strict, step_of,
-                          lambda: run_validated(v, name, module, limits, None, True),
-                          (v.clause_offsets, v.clause_lits))
+    def rerun(lenient: bool, close: bool) -> Report:
+        return run_validated(closed(v) if close else v, name, module, limits, None, lenient)
+
+    return explanation_of(strict, step_of, rerun, (v.clause_offsets, v.clause_lits))
 
 
-def explanation_of(strict: Report, step_of: StepOf, lenient_run: Callable[[], Report],
+def closed(v: Validated) -> Validated:
+    """An unsat request's Validated with one more proof step: {"add": []}."""
+    assert v.step_kinds is not None and v.step_offsets is not None
+    assert v.step_lits is not None
+    out = Validated(v.claim, v.num_vars, v.clause_offsets, v.clause_lits)
+    out.step_kinds, out.step_offsets, out.step_lits = with_empty_clause(
+        v.step_kinds, v.step_offsets, v.step_lits)
+    return out
+
+
+def with_empty_clause(kinds: array[int], offsets: array[int],
+                      lits: array[int]) -> tuple[array[int], array[int], array[int]]:
+    """Proof arrays with one more step at the end: the empty clause added."""
+    return (array(kinds.typecode, [*kinds, STEP_ADD]),
+            array(offsets.typecode, [*offsets, offsets[-1]]), lits)
+
+
+def explanation_of(report: Report, step_of: StepOf, rerun: Rerun,
                    cnf: tuple[Sequence[int], Sequence[int]],
-                   where: Callable[[int], str | None] | None = None) -> Explanation:
-    """The Explanation of a strict Report; ``lenient_run()`` checks the same
-    request with lenient deletions, and is called only when that can help;
-    ``cnf`` is the request's clauses as (offsets, literals); ``where`` as for
-    ``explain_lines``."""
-    lines = explain_lines(strict, step_of, where)
-    if not worth_lenient(strict):
-        return Explanation(strict, None, tuple(lines))
-    try:
-        lenient = lenient_run()
-    except LimitExceeded as err:
-        lines.append(f"explain: read leniently (--deletions lenient), the proof passes the "
-                     f"work cap ({err.max}) at step {err.step_index}: no verdict")
-        return Explanation(strict, None, tuple(lines))
-    more = _lenient_lines(lenient, step_of, cnf)
-    return Explanation(strict, lenient, tuple(lines + more))
+                   where: Callable[[int], str | None] | None = None,
+                   lenient: bool = False) -> Explanation:
+    """The Explanation of a Report (checked with lenient deletions when
+    ``lenient``); ``rerun`` checks the same request again, and is called only
+    when that can help; ``cnf`` is the request's clauses as (offsets,
+    literals); ``where`` as for ``explain_lines``."""
+    lines = explain_lines(report, step_of, where)
+    second: Report | None = None
+    last, last_lenient = report, lenient
+    if not lenient and worth_lenient(report):
+        try:
+            second = rerun(True, False)
+        except LimitExceeded as err:
+            lines.append(f"explain: read leniently (--deletions lenient), the proof passes "
+                         f"the work cap ({err.max}) at step {err.step_index}: no verdict")
+            return Explanation(report, None, tuple(lines))
+        lines += _lenient_lines(second, step_of, cnf)
+        last, last_lenient = second, True
+    conflict = None
+    if last.result["reason"] == "empty_clause_not_derived":
+        try:
+            conflict = rerun(last_lenient, True).result["valid"]
+        except LimitExceeded:
+            conflict = None         # the extra step passes the work cap: nothing to say
+        else:
+            lines.append(_CONFLICT_AT_END if conflict else _NO_CONFLICT_AT_END)
+    return Explanation(report, second, tuple(lines), conflict)
+
+
+_CONFLICT_AT_END = ("explain: the clauses alive after the last step propagate to a conflict: "
+                    "the proof lacks only its final empty clause (a line '0'); drat-trim "
+                    "accepts such a proof, this checker needs the empty clause added")
+_NO_CONFLICT_AT_END = ("explain: the clauses alive after the last step do not propagate to "
+                       "a conflict: the proof stops short of a refutation")
+
+
+def worth_rerun(report: Report, lenient: bool = False) -> bool:
+    """Whether ``explanation_of`` would check the proof again: for the lenient
+    reading, or with the empty clause added at the end."""
+    return (not lenient and worth_lenient(report)) or (
+        report.result["reason"] == "empty_clause_not_derived")
 
 
 def worth_lenient(strict: Report) -> bool:

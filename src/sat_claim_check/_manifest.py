@@ -11,6 +11,13 @@ xz and bz2 read transparently); a relative path is resolved against the manifest
 directory (the current directory for standard input).  ``id`` is optional, a
 string or an integer, and goes first on the output line as for an envelope.
 
+Only regular files are read: a FIFO, a device or a directory is refused at
+once (a FIFO with no writer would hold the batch for ever), without waiting
+for anything.  With a ``root`` (``--manifest-root DIR``) a path that resolves
+outside that directory, through ``..`` or a symbolic link, is refused before
+it is opened, and the file opened is checked again to be inside it: a batch
+run for others reads their files only.
+
 Every fault is an error object for its line, never a traceback: a malformed
 manifest line is invalid_input with the manifest key at fault as ``field``; a
 file that cannot be read, or holds malformed DIMACS, DRUP or model text, is
@@ -23,8 +30,10 @@ gets the error ``request --check`` gives for the same files.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+import stat
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from ._batch import answer_line
 from ._envelope import Ident, check_id
@@ -37,24 +46,46 @@ if TYPE_CHECKING:
     from ._types import Deletions, EngineName, Result
     from .limits import Limits
 
-__all__ = ["MANIFEST_KEYS", "check_manifest_line"]
+__all__ = ["MANIFEST_KEYS", "Manifest", "check_manifest_line", "manifest_root"]
 
 MANIFEST_KEYS = ("id", "cnf", "proof", "model")
 
 
+class Manifest(NamedTuple):
+    """Where a manifest's paths lead: ``base``, the directory relative paths are
+    resolved against; ``root``, the directory they must stay in (a real path,
+    see ``manifest_root``), or None for anywhere."""
+
+    base: str
+    root: str | None = None
+
+
+def manifest_root(directory: str | os.PathLike[str]) -> str:
+    """The real path of a ``--manifest-root`` directory; ValueError when it is
+    not a directory."""
+    real = os.path.realpath(directory)
+    if not os.path.isdir(real):
+        raise ValueError(f"the manifest root {os.fspath(directory)!r} is not a directory")
+    return real
+
+
+class _Refused(OSError):
+    """A manifest path that is not read: not a regular file, or outside the root."""
+
+
 def check_manifest_line(engine: EngineName, limits: Limits | None, number: int,
                         line: bytes | str,
-                        base: str, memory: int | None = None,
+                        manifest: Manifest, memory: int | None = None,
                         deletions: Deletions = "strict") -> tuple[int, str]:
     """Check the files one numbered manifest line names: its kind and its output
-    line, as ``_batch.check_line`` gives for a request.  ``base`` is the
-    directory relative paths are resolved against; ``deletions`` as for ``run``."""
+    line, as ``_batch.check_line`` gives for a request.  ``manifest`` says where
+    its paths lead; ``deletions`` as for ``run``."""
     def check(text: bytes, note_id: Callable[[Ident], None]) -> Result:
         entry = loads(text)
         ident = entry_id(entry)
         if ident is not None:
             note_id(ident)
-        return _check_entry(entry, base, engine, limits, deletions)
+        return _check_entry(entry, manifest, engine, limits, deletions)
 
     return answer_line(number, line, memory, "manifest entry", check)
 
@@ -67,7 +98,7 @@ def entry_id(entry: Any) -> Ident | None:
     return check_id(entry["id"]) if "id" in entry else None
 
 
-def _check_entry(entry: dict[str, Any], base: str, engine: EngineName,
+def _check_entry(entry: dict[str, Any], manifest: Manifest, engine: EngineName,
                  limits: Limits | None, deletions: Deletions = "strict") -> Result:
     for key in entry:
         if key not in MANIFEST_KEYS:
@@ -87,10 +118,11 @@ def _check_entry(entry: dict[str, Any], base: str, engine: EngineName,
                                f"{'an empty string' if path == '' else type_name(path)}")
         if "\0" in path:
             raise InvalidInput(key, f"/{key}", f"{key}: a path cannot hold a NUL character")
-    files = {key: os.path.join(base, path) for key, path in written.items()}
+    files = {key: os.path.join(manifest.base, path) for key, path in written.items()}
     try:
-        report = run_files(files["cnf"], files.get("proof"), files.get("model"),
-                           engine=engine, limits=limits, deletions=deletions)
+        with _opened(files, manifest.root) as opened:
+            report = run_files(opened["cnf"], opened.get("proof"), opened.get("model"),
+                               engine=engine, limits=limits, deletions=deletions)
     except DimacsError as err:
         at = _key_of(err.file, files, err.message.startswith("CNF"))
         name = written[at] if at is not None else err.file
@@ -102,9 +134,69 @@ def _check_entry(entry: dict[str, Any], base: str, engine: EngineName,
             what = " or ".join(repr(path) for path in written.values())
         else:
             what = repr(written[at])
+        if isinstance(exc, _Refused):
+            raise InvalidInput(at, f"/{at}" if at else "", f"{what} {exc.strerror}") from None
         raise InvalidInput(at, f"/{at}" if at else "",
                            f"cannot read {what}: {exc.strerror or exc}") from None
     return report.result
+
+
+@contextmanager
+def _opened(files: dict[str, str], root: str | None) -> Iterator[dict[str, IO[bytes]]]:
+    """The files of an entry, open for reading (closed after the block): regular
+    files only, and within ``root`` when it is given (``_Refused`` otherwise)."""
+    with ExitStack() as stack:
+        yield {key: stack.enter_context(_open_regular(path, root))
+               for key, path in files.items()}
+
+
+def _open_regular(path: str, root: str | None) -> IO[bytes]:
+    """A regular file opened for reading, named ``path`` in messages; _Refused
+    (an OSError) for anything else, or for a file outside ``root``."""
+    target = path
+    if root is not None:
+        target = os.path.realpath(path)
+        if not _inside(target, root):
+            raise _Refused(0, "is outside the manifest root", path)
+
+    def opener(_: str, flags: int) -> int:
+        # O_NONBLOCK: a FIFO opens at once, writer or not (and is refused below).
+        try:
+            fd = os.open(target, flags | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+        except OSError as exc:
+            raise OSError(exc.errno, exc.strerror, path) from None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise _Refused(0, "is not a regular file: a batch reads only regular files "
+                                  "(not a FIFO, a device or a directory)", path)
+            if root is not None and not _inside(_path_of(fd, target), root):
+                raise _Refused(0, "is outside the manifest root", path)
+            os.set_blocking(fd, True)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    return open(path, "rb", opener=opener)
+
+
+def _path_of(fd: int, name: str) -> str:
+    """The real path of the file open on ``fd`` (``name``: the path it was opened
+    by): what the kernel says where it can (Linux), else ``name`` resolved
+    again, as long as it still names the same file."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        real = os.path.realpath(name)
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(real))
+        except OSError:
+            same = False
+        return real if same else ""
+
+
+def _inside(path: str, root: str) -> bool:
+    return path != "" and os.path.commonpath([path, root]) == root
 
 
 def _key_of(file: object, files: dict[str, str], cnf_first: bool) -> str | None:

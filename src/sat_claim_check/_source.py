@@ -4,9 +4,10 @@ a named pipe or standard input.
 ``chunks(path, chunk_size)`` returns a ``Source``: an iterator of non-empty
 ``bytes`` chunks of at most ``chunk_size`` bytes each, read as they come
 (a pipe's chunk is whatever its writer has written so far; nothing is
-seeked, nothing relies on ``peek``).  ``path`` is a filesystem path, or the
+seeked, nothing relies on ``peek``).  ``path`` is a filesystem path, the
 string ``"-"`` for standard input (read as bytes, never closed here; a file
-named "-" is ``"./-"``).
+named "-" is ``"./-"``), or a binary file already open (read from where it
+stands, never closed here: its owner closes it).
 
 The format is told by the first bytes (after reading up to 6 of them, or to
 the end of a shorter file): gzip ``1f 8b``, xz ``fd 37 7a 58 5a 00``, bz2
@@ -30,13 +31,16 @@ import stat
 import sys
 import zlib
 from collections.abc import Generator, Iterator
-from typing import IO, Any, Callable, Union
+from typing import IO, Any, Callable, Union, cast
 
 from ._bounds import CHUNK
 
-__all__ = ["MAGIC", "MAGIC_BYTES", "Source", "SourceError", "chunks", "compression"]
+__all__ = ["MAGIC", "MAGIC_BYTES", "Input", "Source", "SourceError", "chunks", "compression",
+           "is_open_file", "path_text"]
 
 _Path = Union[str, "os.PathLike[str]"]
+# What can be read: a path, "-" (standard input), or an open binary file.
+Input = Union[str, "os.PathLike[str]", IO[bytes]]
 
 # Format name and magic bytes of each compression read.
 MAGIC = (("gzip", b"\x1f\x8b"), ("xz", b"\xfd7zXZ\x00"), ("bz2", b"BZh"))
@@ -62,7 +66,20 @@ def compression(head: bytes) -> str | None:
     return None
 
 
-def chunks(path: _Path, chunk_size: int = CHUNK) -> Source:
+def is_open_file(path: Input) -> bool:
+    """Whether ``path`` is an open file (anything with ``read``), not a path."""
+    return hasattr(path, "read")
+
+
+def path_text(path: Input) -> str:
+    """A path as text, or an open file's name ("<file>" when it has none)."""
+    if is_open_file(path):
+        name = getattr(path, "name", None)
+        return name if isinstance(name, str) else "<file>"
+    return os.fspath(cast("_Path", path))
+
+
+def chunks(path: Input, chunk_size: int = CHUNK) -> Source:
     """The bytes of the file at ``path`` ("-": standard input), decompressed,
     as an iterator of chunks of at most ``chunk_size`` bytes: returns a
     ``Source`` (close it to stop early: that closes the file)."""
@@ -87,16 +104,19 @@ class Source:
     bytes_read: int
     compression: str | None
 
-    def __init__(self, path: _Path, chunk_size: int = CHUNK) -> None:
+    def __init__(self, path: Input, chunk_size: int = CHUNK) -> None:
         if chunk_size < 1:
             raise ValueError("chunk_size must be at least 1")
         self._chunk_size = chunk_size
         self.bytes_read = 0
         self.compression = None
-        self._owned = not (isinstance(path, str) and path == "-")
-        if self._owned:
-            self.name = os.fspath(path)
-            self._file: IO[bytes] = open(path, "rb")    # noqa: SIM115 (closed by close())
+        self._owned = not (isinstance(path, str) and path == "-") and not is_open_file(path)
+        if is_open_file(path):
+            self.name = path_text(path)
+            self._file: IO[bytes] = cast("IO[bytes]", path)
+        elif self._owned:
+            self.name = path_text(path)
+            self._file = open(cast("_Path", path), "rb")    # noqa: SIM115 (closed by close())
         else:
             self.name = "<stdin>"
             stdin = getattr(sys.stdin, "buffer", None)

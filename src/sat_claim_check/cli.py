@@ -37,9 +37,17 @@ from ._codes import (
     EXIT_VALID,
 )
 from ._engine import ENGINES, implementations, resolve
-from ._explain import explain_lines, explanation_of, worth_lenient
+from ._explain import (
+    closed,
+    explain_lines,
+    explanation_of,
+    with_empty_clause,
+    worth_lenient,
+    worth_rerun,
+)
 from ._hints import json_misread_lines, limit_lines, misread_lines
 from ._jsontext import dumps
+from ._manifest import Manifest, manifest_root
 from ._outcome import Outcome, check_validated
 from ._progress import ProgressLine
 from ._validate import request_step, validated_from_text
@@ -403,7 +411,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="FILE is a manifest: each line names a CNF and a proof or a model "
                             "file to check, {\"id\": ..., \"cnf\": \"f.cnf\", \"proof\": "
                             "\"f.drup\"}; relative paths are resolved against FILE's "
-                            "directory (the current one for standard input)")
+                            "directory (the current one for standard input). Only regular "
+                            "files are read")
+    batch.add_argument("--manifest-root", metavar="DIR",
+                       help="with --manifest: refuse (as that line's error) every path that "
+                            "resolves outside DIR, through '..' or a symbolic link; for a "
+                            "batch run for others")
     batch.add_argument("--scheduler", type=scheduler_address, metavar="ADDRESS",
                        help="check on a Dask cluster: the address of its scheduler (e.g. "
                             "tcp://127.0.0.1:8786), or local:N to start a local cluster of N "
@@ -431,8 +444,14 @@ def build_parser() -> argparse.ArgumentParser:
                             "at most 256 MiB; 4792576 for the contract's limits)")
     serve.add_argument("--body-timeout", type=seconds, default=30.0, metavar="S",
                        help="seconds to receive a body before 408 (default 30)")
+    serve.add_argument("--header-timeout", type=seconds, default=_bounds.HEADER_TIMEOUT,
+                       metavar="S",
+                       help="seconds a connection has to send a request's headers, from "
+                            "its start or the end of the previous answer, before it is "
+                            f"closed (default {_bounds.HEADER_TIMEOUT:g})")
     serve.add_argument("--max-connections", type=at_least(1), default=512, metavar="N",
-                       help="open connections at most (default 512)")
+                       help="open connections at most (default 512); past it, the one "
+                            "that has waited longest for its headers is closed to make room")
     serve.add_argument("--no-access-log", action="store_true",
                        help="do not log a line per request")
     add_engine_options(serve)
@@ -624,10 +643,14 @@ def command_check(args: argparse.Namespace) -> int:
     elif args.explain and outcome.report is not None:
         # None for sat: step_of is never called.
         proof = cast("ProofArrays", (v.step_kinds, v.step_offsets, v.step_lits))
-        explanation = explanation_of(
-            outcome.report, lambda s: request_step(*proof, s),
-            lambda: run_validated(v, name, module, limits, None, True),
-            (v.clause_offsets, v.clause_lits))
+
+        def rerun(lenient: bool, close: bool) -> Report:
+            return run_validated(closed(v) if close else v, name, module, limits, None,
+                                 lenient)
+
+        lenient = args.deletions == "lenient"
+        explanation = explanation_of(outcome.report, lambda s: request_step(*proof, s),
+                                     rerun, (v.clause_offsets, v.clause_lits), None, lenient)
         for line in explanation.lines:
             say(line)
     return outcome.exit_code
@@ -740,13 +763,16 @@ def explain_files(args: argparse.Namespace, report: Report,
             return None if line is None else f"{args.cnf}:{line}"
 
         return explain_lines(report, no_steps, clause_place)
-    if not worth_lenient(report):
+    lenient = args.deletions == "lenient"
+    if not worth_rerun(report, lenient):
         return explain_lines(report, memo.step_of, memo.where)
+    again = ("whether it checks with lenient deletions, as drat-trim reads them, run the "
+             "check again with --deletions lenient" if worth_lenient(report) and not lenient
+             else "whether its clauses propagate to a conflict at the end, add a final "
+             "line '0' and run the check again")
     if not os.path.isfile(args.proof):
         return [*explain_lines(report, memo.step_of, memo.where),
-                "explain: the proof came from a pipe and cannot be read again: to see "
-                "whether it checks with lenient deletions, as drat-trim reads them, run "
-                "the check again with --deletions lenient"]
+                f"explain: the proof came from a pipe and cannot be read again: to see {again}"]
     limits = limits_from(args)
     try:
         parsed = parse_files(args.cnf, args.proof, None, limits, args.max_input_bytes,
@@ -754,14 +780,16 @@ def explain_files(args: argparse.Namespace, report: Report,
     except (CheckError, DimacsError, OSError):
         # Past the failing step the proof passes a limit or is malformed.
         return [*explain_lines(report, memo.step_of, memo.where),
-                "explain: the proof cannot be read whole within the limits: to see "
-                "whether it checks with lenient deletions, run the check again with "
-                "--deletions lenient"]
-    proof = cast("ProofArrays", parsed[1])
-    explanation = explanation_of(
-        report, lambda s: request_step(*proof, s),
-        lambda: run_parsed(parsed, args.engine, limits, None, "lenient"), parsed[0][1:],
-        memo.where)
+                f"explain: the proof cannot be read whole within the limits: to see {again}"]
+    cnf, proof = parsed[0], cast("ProofArrays", parsed[1])
+
+    def rerun(lenient: bool, close: bool) -> Report:
+        steps = with_empty_clause(*proof) if close else proof
+        return run_parsed((cnf, steps, None), args.engine, limits, None,
+                          "lenient" if lenient else "strict")
+
+    explanation = explanation_of(report, lambda s: request_step(*proof, s), rerun, cnf[1:],
+                                 memo.where, lenient)
     return list(explanation.lines)
 
 
@@ -825,8 +853,16 @@ def command_batch(args: argparse.Namespace) -> int:
         memory = args.worker_memory << 20 or None
     manifest = None
     if args.manifest:
-        manifest = os.getcwd() if args.file == "-" else os.path.dirname(
-            os.path.abspath(args.file))
+        base = os.getcwd() if args.file == "-" else os.path.dirname(os.path.abspath(args.file))
+        try:
+            root = None if args.manifest_root is None else manifest_root(args.manifest_root)
+        except ValueError as exc:
+            say(str(exc))
+            return EXIT_REJECTED
+        manifest = Manifest(base, root)
+    elif args.manifest_root is not None:
+        say("--manifest-root needs --manifest")
+        return EXIT_REJECTED
     source = "standard input" if args.file == "-" else repr(args.file)
     try:
         stream = standard_input() if args.file == "-" else open(args.file, "rb")  # noqa: SIM115
@@ -879,7 +915,7 @@ def command_batch(args: argparse.Namespace) -> int:
 
 
 def batch_on_cluster(scheduler: str, stream: IO[bytes], progress: Progress,
-                     engine: EngineName, limits: Limits, manifest: str | None,
+                     engine: EngineName, limits: Limits, manifest: Manifest | None,
                      deletions: Deletions = "strict",
                      ) -> tuple[BatchOutcome | None, str | None]:
     """``batch --scheduler``: (the outcome, or None when the cluster could not run
@@ -897,7 +933,8 @@ def batch_on_cluster(scheduler: str, stream: IO[bytes], progress: Progress,
         return None, None
     try:
         outcome = run_on_cluster(stream, sys.stdout, client=client, engine=engine,
-                                 limits=limits, manifest=manifest, progress=progress,
+                                 limits=limits, manifest=manifest and manifest.base,
+                                 manifest_root=manifest and manifest.root, progress=progress,
                                  deletions=deletions)
     except ClusterError as err:
         say(str(err))
@@ -919,7 +956,8 @@ def command_serve(args: argparse.Namespace) -> int:
         queue=args.queue, max_body_bytes=args.max_body_bytes, body_timeout=args.body_timeout)
     try:
         serve(application, host=args.host, port=args.port,
-              max_connections=args.max_connections, access_log=not args.no_access_log)
+              max_connections=args.max_connections, header_timeout=args.header_timeout,
+              access_log=not args.no_access_log)
     except SystemExit as exc:       # uvicorn exits when it cannot bind (logged)
         return EXIT_REJECTED if exc.code else EXIT_VALID
     return EXIT_VALID               # (a signal, re-raised by uvicorn, usually ends it first)

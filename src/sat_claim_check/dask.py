@@ -31,7 +31,7 @@ import logging
 import os
 from collections import deque
 from contextlib import suppress
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from . import __version__
 from ._batch import (
@@ -51,11 +51,12 @@ from ._batch import (
     failed_line,
     numbered_lines,
 )
-from ._check import lenient_deletions
+from ._check import contract_limits, lenient_deletions
 from ._codes import EXIT_REJECTED
-from ._engine import resolve
+from ._engine import ENGINES, resolve
 from ._envelope import line_id
 from ._jsontext import dumps
+from ._manifest import Manifest, manifest_root
 from .errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -208,26 +209,29 @@ class _Chunks:
 
 
 def run_batch(stream: IO[bytes], out: IO[str], *, client: Any, engine: EngineName = "auto",
-              limits: Limits | None = None, manifest: str | None = None,
+              limits: Limits | None = None, manifest: str | os.PathLike[str] | None = None,
               progress: Progress | None = None, chunk_lines: int = CHUNK_LINES,
               chunk_bytes: int = CHUNK_BYTES, window: int | None = None,
-              retries: int = RETRIES, deletions: Deletions = "strict") -> ClusterOutcome:
+              retries: int = RETRIES, deletions: Deletions = "strict",
+              manifest_root: str | os.PathLike[str] | None = None) -> ClusterOutcome:
     """Check every line of ``stream`` (binary) on the cluster of ``client`` (a
     ``distributed.Client``), writing one line each to ``out``, in input order:
     what ``batch --scheduler`` does, with its guarantees (module docstring).
 
     ``manifest`` (a directory) makes the lines manifest lines, their relative
     paths resolved against it; the workers read the files, so they must see
-    them at the same paths.  At most ``window`` chunks (default: three per
+    them at the same paths; ``manifest_root`` (a directory) confines them as
+    ``--manifest-root`` does.  At most ``window`` chunks (default: three per
     worker thread) are in flight or waiting to be written.  SIGINT and
     SIGTERM stop the batch after writing the lines already checked (in the
     main thread).  Returns a ClusterOutcome: ``counts`` (lines written: valid,
     not valid, rejected, failed), ``signal``, ``read_error``, ``write_error``
     and ``lost``.  Raises ClusterError before any line when the workers do not
-    match (``check_workers``).  ``deletions`` as for ``run``.
+    match (``check_workers``).  ``deletions`` as for ``run``.  Arguments that
+    cannot be used raise ValueError or TypeError before any line is read.
     """
     _require()
-    lenient_deletions(deletions)        # ValueError before any line
+    place = _checked_arguments(engine, limits, deletions, manifest, manifest_root)
     threads = check_workers(client, engine)
     window = max(2, 3 * threads) if window is None else max(1, window)
     if progress is None:
@@ -237,7 +241,7 @@ def run_batch(stream: IO[bytes], out: IO[str], *, client: Any, engine: EngineNam
         output = _Output(out, progress, signals)
         outcome = ClusterOutcome(output.counts)
         try:
-            _check_on_cluster(client, chunks, output, window, engine, limits, manifest, retries,
+            _check_on_cluster(client, chunks, output, window, engine, limits, place, retries,
                               deletions)
         except _WriteFailed as exc:
             outcome.write_error = exc.error
@@ -249,7 +253,7 @@ def run_batch(stream: IO[bytes], out: IO[str], *, client: Any, engine: EngineNam
 
 
 def _check_on_cluster(client: Any, chunks: _Chunks, output: _Output, window: int,
-                      engine: EngineName, limits: Limits | None, manifest: str | None,
+                      engine: EngineName, limits: Limits | None, manifest: Manifest | None,
                       retries: int, deletions: Deletions) -> None:
     from distributed import as_completed
 
@@ -340,7 +344,8 @@ def _failure(exc: BaseException | None) -> str:
 
 def check_bag(bag: Any, *, engine: EngineName = "auto", limits: Limits | None = None,
               manifest: str | os.PathLike[str] | None = None, kinds: bool = False,
-              deletions: Deletions = "strict") -> Any:
+              deletions: Deletions = "strict",
+              manifest_root: str | os.PathLike[str] | None = None) -> Any:
     """A ``dask.bag.Bag`` of the output lines (str, no newline) of ``bag``'s
     elements, one each, in order, as ``batch`` writes them.
 
@@ -350,7 +355,10 @@ def check_bag(bag: Any, *, engine: EngineName = "auto", limits: Limits | None = 
     ``manifest`` (a directory, against which relative paths are resolved)
     elements are manifest lines or entries.  An error object's ``"line"`` is
     the element's 1-based position in the bag.  With ``kinds`` the elements
-    are (kind, line) pairs, kind one of KINDS.  ``deletions`` as for ``run``.
+    are (kind, line) pairs, kind one of KINDS.  ``deletions`` as for ``run``;
+    ``manifest_root`` confines the manifest's paths, as ``--manifest-root``
+    does.  Arguments that cannot be used raise ValueError or TypeError here,
+    before anything is computed.
 
     Each partition is checked as one task: size partitions as chunks (the
     module's CHUNK_LINES).  A task that keeps killing workers fails the
@@ -358,19 +366,44 @@ def check_bag(bag: Any, *, engine: EngineName = "auto", limits: Limits | None = 
     is the way that isolates such a line.
     """
     _require()
-    lenient_deletions(deletions)
     import dask
     import dask.bag as db
 
-    base = None if manifest is None else os.path.abspath(manifest)
+    if not isinstance(bag, db.Bag):
+        raise TypeError(f"check_bag takes a dask.bag.Bag, got {type(bag).__name__} "
+                        "(make one with dask.bag.from_sequence or dask.bag.read_text)")
+    if not isinstance(kinds, bool):
+        raise TypeError(f"kinds must be True or False, got {kinds!r}")
+    place = _checked_arguments(engine, limits, deletions, manifest, manifest_root)
     parts = bag.map_partitions(list).to_delayed()
     checked = []
     offset: Any = 0         # elements before the partition: a Delayed after the first
     for part in parts:
         checked.append(dask.delayed(_check_partition, pure=True)(
-            part, offset, engine, limits, base, kinds, deletions))
+            part, offset, engine, limits, place, kinds, deletions))
         offset = dask.delayed(_after, pure=True)(offset, part)
     return db.from_delayed(checked)
+
+
+def _checked_arguments(engine: object, limits: object, deletions: object,
+                       manifest: str | os.PathLike[str] | None,
+                       root: str | os.PathLike[str] | None) -> Manifest | None:
+    """Check the arguments every line would use, here rather than on each line;
+    return where the manifest's paths lead (None without a manifest)."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, "
+                         f"got {engine!r}")
+    contract_limits(cast("Limits | None", limits))      # TypeError for another type
+    lenient_deletions(deletions)                        # ValueError for another value
+    for name, value in (("manifest", manifest), ("manifest_root", root)):
+        if value is not None and not isinstance(value, (str, os.PathLike)):
+            raise TypeError(f"{name} must be a directory (a str or a path), "
+                            f"got {type(value).__name__}")
+    if manifest is None:
+        if root is not None:
+            raise ValueError("manifest_root needs manifest (the manifest's directory)")
+        return None
+    return Manifest(os.path.abspath(manifest), None if root is None else manifest_root(root))
 
 
 def _after(offset: int, part: list[Any]) -> int:
@@ -378,7 +411,7 @@ def _after(offset: int, part: list[Any]) -> int:
 
 
 def _check_partition(part: Iterable[Any], offset: int, engine: EngineName,
-                     limits: Limits | None, manifest: str | None,
+                     limits: Limits | None, manifest: Manifest | None,
                      kinds: bool, deletions: Deletions = "strict") -> list[Any]:
     out: list[Any] = []
     for number, element in enumerate(part, offset + 1):

@@ -54,7 +54,7 @@ import threading
 from array import array
 from bisect import bisect_right
 from collections.abc import Generator, Iterator
-from typing import TYPE_CHECKING, Any, Callable, Union, cast
+from typing import IO, TYPE_CHECKING, Any, Callable, cast
 
 from . import _bounds, _codes, _source
 from ._check import Report, checked_progress, contract_limits, lenient_deletions, run_validated
@@ -84,7 +84,8 @@ __all__ = ["DimacsError", "request_from_dimacs", "request_from_files",
 
 _scanner = scanner()
 _INTEGER = re.compile(rb"-?[0-9]+")          # a model literal
-_Path = Union[str, "os.PathLike[str]"]
+# A file to read: a path, "-" (standard input), or a binary file already open.
+_Path = _source.Input
 
 
 class DimacsError(ValueError):
@@ -126,9 +127,18 @@ def _as_bytes(text: object, what: str) -> bytes:
     raise TypeError(f"the {what} must be str or bytes, got {type(text).__name__}")
 
 
+# A solver's answers other than SATISFIABLE, quoted whole.
+_ANSWERS = (b"UNSATISFIABLE", b"UNKNOWN", b"INDETERMINATE")
+# The most of a file's text a message quotes: a short excerpt, never a line's
+# worth (a manifest may name any file the batch can read).
+SHOWN = 12
+
+
 def _show(token: bytes) -> str:
-    text = token.decode("utf-8", "backslashreplace")
-    return repr(text if len(text) <= 40 else text[:37] + "...")
+    """A token of the text, quoted for a message: at most SHOWN characters (a
+    longer one is cut, with "..."), non-printable ones escaped."""
+    text = token[:4 * SHOWN].decode("utf-8", "backslashreplace")
+    return repr(text if len(text) <= SHOWN else text[:SHOWN - 3] + "...")
 
 
 def _binary_error(code: int, offset: int, token: bytes | None, value: int,
@@ -251,7 +261,8 @@ def _model(data: bytes, file: str | None = None, max_literals: int = -1) -> list
         if toks[0] == b"s":
             status = b" ".join(toks[1:])
             if status != b"SATISFIABLE":
-                raise DimacsError(f"model: the solver answered {_show(status)}, "
+                answer = repr(status.decode()) if status in _ANSWERS else _show(status)
+                raise DimacsError(f"model: the solver answered {answer}, "
                                   "not SATISFIABLE: there is no model", file, n)
             continue
         if toks[0] == b"v":
@@ -286,7 +297,7 @@ def _model(data: bytes, file: str | None = None, max_literals: int = -1) -> list
 def clause_line(path: _Path, index: int) -> int | None:
     """The 1-based line of the CNF file where clause ``index`` (0-based) starts,
     or None when the file has no such clause (or cannot be read again: a pipe)."""
-    if isinstance(path, str) and path == "-":
+    if (isinstance(path, str) and path == "-") or _source.is_open_file(path):
         return None
     count, start = 0, 0
     for line, text in enumerate(_lines(path), 1):
@@ -406,8 +417,8 @@ def file_chunks(path: _Path) -> Generator[bytes, None, None]:
 
 
 def _file_name(path: _Path) -> str:
-    """How messages name a file ("-": standard input)."""
-    return "standard input" if isinstance(path, str) and path == "-" else os.fspath(path)
+    """How messages name a file ("-": standard input; an open file: its name)."""
+    return "standard input" if isinstance(path, str) and path == "-" else _source.path_text(path)
 
 
 def _after_last_whitespace(buf: bytes | bytearray, end: int) -> int:
@@ -452,10 +463,10 @@ def _read_scanned(path: _Path, scan: Callable[[Any], Any], settled: Callable[[An
                 if settled(result):
                     return result
                 if over:
-                    raise too_long(what, max_bytes, os.fspath(path))
+                    raise too_long(what, max_bytes, _source.path_text(path))
                 run_start = _after_last_whitespace(buf, len(buf))
                 if len(buf) - run_start >= LONGEST_RUN:
-                    raise no_whitespace(what, os.fspath(path), run_start)
+                    raise no_whitespace(what, _source.path_text(path), run_start)
                 next_scan = 2 * len(buf)
     return scan(buf)
 
@@ -478,7 +489,7 @@ def _scan_settled(result: tuple[Any, ...]) -> bool:
 
 
 def _read_cnf(path: _Path, limits: Limits, max_bytes: int) -> tuple[Any, ...]:
-    name = os.fspath(path)
+    name = _source.path_text(path)
     result = _read_scanned(path, lambda data: _scanner.parse_cnf(
         data, limits.max_vars, limits.max_clauses, limits.max_total_literals),
         _scan_settled, max_bytes, "CNF")
@@ -552,7 +563,7 @@ def _stop_point(offsets: array[int], limits: Limits) -> tuple[int, int] | None:
 
 
 def _read_model(path: _Path, limits: Limits, max_bytes: int) -> list[int]:
-    name = os.fspath(path)
+    name = _source.path_text(path)
     most = limits.max_assignment_literals
 
     def scan(data: Any) -> list[int] | DimacsError:
@@ -819,8 +830,11 @@ def _more_than_a_chunk(path: _Path) -> bool:
     if isinstance(path, str) and path == "-":
         return True
     try:
-        info = os.stat(path)
-    except OSError:
+        if _source.is_open_file(path):
+            info = os.fstat(cast("IO[bytes]", path).fileno())
+        else:
+            info = os.stat(cast("str", path))
+    except (OSError, ValueError):
         return True         # the error is the reader's to raise
     return not stat.S_ISREG(info.st_mode) or info.st_size > PART_BYTES
 

@@ -1,0 +1,153 @@
+"""What a manifest may read: regular files only, within --manifest-root when given.
+
+A manifest line naming a FIFO with no writer held `batch` for ever (--jobs 1
+and 2); one naming /etc/shadow had its first line quoted back in the error.
+Now anything that is not a regular file gets its error line at once, a
+--manifest-root confines the paths (symbolic links and '..' included), and a
+message quotes at most a short excerpt of a file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _helpers import REPO, cli
+
+from sat_claim_check import _manifest
+from sat_claim_check._batch import check_one
+from sat_claim_check.dimacs import SHOWN
+
+EXAMPLES = REPO / "examples"
+posix = pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and symbolic links")
+
+
+@pytest.fixture()
+def tree(tmp_path: Path) -> Path:
+    """root/ with the php5 example, a FIFO, a directory and links in and out;
+    outside/ with a secret."""
+    if not EXAMPLES.is_dir():
+        pytest.skip("examples/ is not beside the tests")
+    root = tmp_path / "root"
+    (root / "sub").mkdir(parents=True)
+    shutil.copy(EXAMPLES / "php5.cnf", root / "php5.cnf")
+    shutil.copy(EXAMPLES / "php5.drup", root / "php5.drup")
+    shutil.copy(EXAMPLES / "php5.cnf", root / "sub" / "inner.cnf")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.cnf").write_text("root:$6$saltsalt$0123456789abcdef:19000:0:99999:7:::\n")
+    if sys.platform != "win32":
+        os.mkfifo(root / "fifo")
+        (root / "out.cnf").symlink_to(outside / "secret.cnf")
+        (root / "in.cnf").symlink_to(root / "sub" / "inner.cnf")
+        (root / "outdir").symlink_to(outside, target_is_directory=True)
+    return tmp_path
+
+
+def run_manifest(directory: Path, lines: list[Any], *args: str) -> tuple[int, list[dict]]:
+    manifest = directory / "root" / "list.jsonl"
+    manifest.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out = cli("batch", "--manifest", str(manifest), *args)
+    assert b"Traceback" not in out.stderr, out.stderr
+    return out.returncode, [json.loads(text) for text in out.stdout.decode().splitlines()]
+
+
+VALID = {"id": "ok", "cnf": "php5.cnf", "proof": "php5.drup"}
+
+
+@posix
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_fifo_with_no_writer_gets_its_error_line_at_once(tree: Path, jobs: str) -> None:
+    lines = [VALID, {"id": "fifo", "cnf": "php5.cnf", "proof": "fifo"},
+             {**VALID, "id": "after"}, {"id": "dir", "cnf": "sub", "proof": "php5.drup"},
+             {"id": "dev", "cnf": "/dev/null", "proof": "php5.drup"}]
+    code, out = run_manifest(tree, lines, "--jobs", jobs)      # cli() times out at 120 s
+    assert code == 2
+    assert [o.get("valid") for o in out] == [True, None, True, None, None]
+    for o, key, name in ((out[1], "proof", "fifo"), (out[3], "cnf", "sub"),
+                         (out[4], "cnf", "/dev/null")):
+        assert (o["error"], o["field"], o["path"]) == ("invalid_input", key, f"/{key}")
+        assert o["message"] == (f"{name!r} is not a regular file: a batch reads only regular "
+                                "files (not a FIFO, a device or a directory)")
+
+
+@posix
+def test_a_fifo_is_never_opened_for_a_writer(tree: Path) -> None:
+    # In this process: the check returns (a blocking open would hang the test).
+    manifest = _manifest.Manifest(str(tree / "root"))
+    line = json.dumps({"cnf": "fifo", "proof": "php5.drup"}).encode()
+    _, text = check_one("auto", None, 1, line, manifest)
+    assert "is not a regular file" in json.loads(text)["message"]
+
+
+@posix
+def test_the_root_confines_paths_and_links(tree: Path) -> None:
+    lines = [VALID,
+             {"id": "dotdot", "cnf": "../outside/secret.cnf", "proof": "php5.drup"},
+             {"id": "abs", "cnf": str(tree / "outside" / "secret.cnf"), "proof": "php5.drup"},
+             {"id": "link", "cnf": "out.cnf", "proof": "php5.drup"},
+             {"id": "dirlink", "cnf": "outdir/secret.cnf", "proof": "php5.drup"},
+             {"id": "inside", "cnf": "in.cnf", "proof": "php5.drup"},
+             {"id": "sub", "cnf": "sub/../php5.cnf", "proof": "php5.drup"},
+             {"id": "shadow", "cnf": "/etc/shadow", "proof": "php5.drup"}]
+    code, out = run_manifest(tree, lines, "--manifest-root", str(tree / "root"))
+    assert code == 2
+    assert [o.get("valid") for o in out] == [True, None, None, None, None, True, True, None]
+    for o, line in zip(out, lines):
+        if "error" in o:
+            assert o["message"] == f"{line['cnf']!r} is outside the manifest root"
+            assert (o["field"], o["path"]) == ("cnf", "/cnf")
+            assert "secret" not in json.dumps(o).replace(line["cnf"], "")
+
+
+@posix
+def test_without_a_root_a_file_is_quoted_in_a_short_excerpt_only(tree: Path) -> None:
+    code, out = run_manifest(tree, [{"cnf": "out.cnf", "proof": "php5.drup"}])
+    assert code == 2
+    message = out[0]["message"]
+    assert message.startswith("out.cnf:1: CNF: 'root:$6")
+    quoted = message.split("'")[1]
+    assert len(quoted) <= SHOWN and quoted.endswith("...")
+    assert "saltsalt" not in message
+
+
+def test_a_root_that_is_not_a_directory(tree: Path) -> None:
+    manifest = tree / "root" / "list.jsonl"
+    manifest.write_text(json.dumps(VALID) + "\n")
+    for root in (tree / "missing", tree / "root" / "php5.cnf"):
+        out = cli("batch", "--manifest", str(manifest), "--manifest-root", str(root))
+        assert out.returncode == 2 and out.stdout == b""
+        assert b"is not a directory" in out.stderr
+    out = cli("batch", "--manifest-root", str(tree / "root"), stdin=b"{}\n")
+    assert out.returncode == 2 and out.stdout == b""
+    assert b"--manifest-root needs --manifest" in out.stderr
+
+
+@posix
+def test_a_symlink_swapped_after_the_check_is_caught_when_opened(tree: Path,
+                                                                   monkeypatch) -> None:
+    # The path resolves inside the root when it is checked; by the time it is
+    # opened it leads outside.  The opened file's own path is checked again.
+    root = os.path.realpath(tree / "root")
+    link = tree / "root" / "swap.cnf"
+    link.symlink_to(tree / "root" / "php5.cnf")
+    real = os.path.realpath
+
+    def swapping_realpath(path: Any, *args: Any, **kwargs: Any) -> str:
+        answer = real(path, *args, **kwargs)
+        if os.fspath(path).endswith("swap.cnf"):
+            link.unlink()
+            link.symlink_to(tree / "outside" / "secret.cnf")
+            return os.path.join(root, "swap.cnf")   # what the check saw
+        return answer
+
+    monkeypatch.setattr(_manifest.os.path, "realpath", swapping_realpath)
+    manifest = _manifest.Manifest(root, root)
+    line = json.dumps({"cnf": "swap.cnf", "proof": "php5.drup"}).encode()
+    _, text = check_one("auto", None, 1, line, manifest)
+    assert json.loads(text)["message"] == "'swap.cnf' is outside the manifest root"
