@@ -16,8 +16,8 @@ from typing import IO
 
 from .limits import Limits
 
-__all__ = ["ALLOWANCE", "BYTES_PER_ITEM", "CHUNK", "cnf_bytes", "model_bytes", "proof_bytes",
-           "read_at_most", "request_bytes"]
+__all__ = ["ALLOWANCE", "BYTES_PER_ITEM", "CHUNK", "HEADER_TIMEOUT", "cnf_bytes", "model_bytes",
+           "proof_bytes", "read_at_most", "request_bytes"]
 
 BYTES_PER_ITEM = 32     # a literal, clause or step: room for indentation and comments
 ALLOWANCE = 1 << 20     # headers, comments, a pretty-printed envelope
@@ -61,3 +61,7 @@ def read_at_most(stream: IO[bytes], max_bytes: int) -> bytes:
         parts.append(part)
         left -= len(part)
     return b"".join(parts)
+
+
+# Seconds a service connection has to send a request's headers (serve()).
+HEADER_TIMEOUT = 10.0

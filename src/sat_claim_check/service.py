@@ -35,7 +35,7 @@ from collections.abc import Awaitable, Iterable, MutableMapping
 from importlib import resources
 from typing import Any, Callable
 
-from ._bounds import request_bytes
+from ._bounds import HEADER_TIMEOUT, request_bytes
 from ._engine import resolve
 from ._outcome import Outcome, check_json
 from ._types import EngineName
@@ -436,29 +436,28 @@ def create_app(*, limits: Limits | None = None, engine: EngineName = "auto",
 
 
 def serve(application: Service, *, host: str = "127.0.0.1", port: int = 8000,
-          max_connections: int = 512, access_log: bool = True) -> None:
+          max_connections: int = 512, header_timeout: float = HEADER_TIMEOUT,
+          access_log: bool = True) -> None:
     """Run ``application`` on uvicorn until SIGINT or SIGTERM; returns None.
 
     On a signal the server stops accepting connections, answers the requests
     in flight, and then raises the signal again (uvicorn's way): SIGINT comes
     out as KeyboardInterrupt, SIGTERM ends the process.  ``max_connections``
-    caps open connections and requests (uvicorn answers 503 beyond it).
-    ImportError when uvicorn is not installed (``pip install
-    "sat-claim-check[service]"``).
+    caps open connections: past it, the connection that has waited longest
+    for its request's headers is closed to make room.  ``header_timeout``:
+    seconds a connection has to complete a request's headers (from its start,
+    or from the end of the previous answer) before it is closed.  What a
+    client pipelines behind the request being answered is read no further
+    than ``_uvicorn.PIPELINE_BYTES`` ahead.  ImportError when uvicorn is not
+    installed (``pip install "sat-claim-check[service]"``).
     """
-    try:
-        import uvicorn
-        from uvicorn.config import LOGGING_CONFIG
-    except ImportError as exc:
-        raise ImportError('sat-claim-check serve needs uvicorn: '
-                          'pip install "sat-claim-check[service]"') from exc
-    log_config = {**LOGGING_CONFIG, "loggers": {
-        **LOGGING_CONFIG["loggers"],
-        "sat_claim_check": {"handlers": ["default"], "level": "INFO", "propagate": False}}}
-    config = uvicorn.Config(application, host=host, port=port, lifespan="on",
-                            log_config=log_config, access_log=access_log,
-                            limit_concurrency=max_connections)
-    uvicorn.Server(config).run()
+    if not (isinstance(header_timeout, (int, float)) and header_timeout > 0):
+        raise ValueError(f"header_timeout must be a positive number, got {header_timeout!r}")
+    _count("max_connections", max_connections, 1)
+    from ._uvicorn import serve as serve_on_uvicorn
+
+    serve_on_uvicorn(application, host=host, port=port, max_connections=max_connections,
+                     header_timeout=float(header_timeout), access_log=access_log)
 
 
 app = create_app()

@@ -1,0 +1,168 @@
+"""``serve()``: the service on uvicorn, with the bounds uvicorn leaves to the application.
+
+uvicorn's HTTP protocols are used as they are, with three additions, made in a
+subclass of the one uvicorn would pick (httptools when it is installed, else
+h11):
+
+* **a header deadline**: a connection must complete a request's headers
+  within ``header_timeout`` seconds of opening, or of the end of the previous
+  response; otherwise it is closed.  (uvicorn's keep-alive timeout ends idle
+  connections, but any byte received cancels it: one byte every few seconds
+  held a connection for ever.)
+* **a bound on input read ahead**: while a request is answered, what a client
+  pipelines behind it stays in the socket once ``PIPELINE_BYTES`` of it are
+  held (h11's buffer, or httptools' queued requests).  uvicorn resumes reading
+  at every ``receive()`` and at the end of every response, so a client that
+  pipelines and never reads its answers grew the server by a read (256 KiB)
+  per request.
+* **a connection cap that costs the slow, not the service**: past
+  ``max_connections`` open connections, the one that has waited longest for
+  its headers is closed to make room (a new connection is refused only when
+  every open one is in a request).  uvicorn's own cap (``limit_concurrency``)
+  answered 503 to every request, ``/healthz`` included, while its count of
+  connections was full, whoever held them.
+
+Needs uvicorn (the ``service`` extra); ``service.serve`` is the public name.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+__all__ = ["PIPELINE_BYTES", "bounded_protocol", "serve"]
+
+# Input held beyond the request being answered, per connection, before reading
+# stops: about one socket read (asyncio reads 256 KiB at a time).
+PIPELINE_BYTES = 256 * 1024
+
+
+def serve(application: Any, *, host: str, port: int, max_connections: int,
+          header_timeout: float, access_log: bool) -> None:
+    """Run ``application`` on uvicorn with the bounds above, until SIGINT or
+    SIGTERM (see ``service.serve``); ImportError without uvicorn."""
+    try:
+        import uvicorn
+        from uvicorn.config import LOGGING_CONFIG
+    except ImportError as exc:
+        raise ImportError('sat-claim-check serve needs uvicorn: '
+                          'pip install "sat-claim-check[service]"') from exc
+    log_config = {**LOGGING_CONFIG, "loggers": {
+        **LOGGING_CONFIG["loggers"],
+        "sat_claim_check": {"handlers": ["default"], "level": "INFO", "propagate": False}}}
+    config = uvicorn.Config(application, host=host, port=port, lifespan="on",
+                            log_config=log_config, access_log=access_log,
+                            http=bounded_protocol(max_connections, header_timeout))
+    uvicorn.Server(config).run()
+
+
+def _base_protocol() -> tuple[type[Any], bool]:
+    """(uvicorn's HTTP protocol class, whether it is the httptools one), as
+    uvicorn's "auto" picks it."""
+    try:
+        import httptools  # noqa: F401
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+    except ImportError:
+        from uvicorn.protocols.http.h11_impl import H11Protocol
+        return H11Protocol, False
+    return HttpToolsProtocol, True
+
+
+def bounded_protocol(max_connections: int, header_timeout: float,
+                     base: type[Any] | None = None) -> type[Any]:
+    """A subclass of uvicorn's HTTP protocol (``base``, or the one uvicorn would
+    pick) with the header deadline, the read-ahead bound and the connection cap
+    of the module's docstring; for ``uvicorn.Config(http=...)``."""
+    from uvicorn.protocols.http.flow_control import FlowControl
+
+    if base is None:
+        base, httptools = _base_protocol()
+    else:
+        httptools = hasattr(base, "on_headers_complete")
+
+    class BoundedFlow(FlowControl):  # type: ignore[misc]
+        """Reading resumes only while the input held ahead is under the bound."""
+
+        def __init__(self, transport: asyncio.Transport, protocol: Any) -> None:
+            super().__init__(transport)
+            self._protocol = protocol
+
+        def resume_reading(self) -> None:
+            if self._protocol.held_ahead() < PIPELINE_BYTES:
+                super().resume_reading()
+
+    class Bounded(base):  # type: ignore[misc, valid-type]
+        """uvicorn's protocol, bounded (module docstring)."""
+
+        def connection_made(self, transport: asyncio.Transport) -> None:
+            super().connection_made(transport)
+            self.flow = BoundedFlow(transport, self)
+            self._deadline: asyncio.TimerHandle | None = None
+            self._waiting_since = 0.0
+            self._arm()
+            if len(self.connections) > max_connections:
+                self._make_room()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if self.held_ahead() >= PIPELINE_BYTES and self.flow is not None:
+                self.flow.pause_reading()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if self.cycle is None or self.cycle.response_complete:
+                self._arm()     # no pipelined request started: wait for the next one
+
+        # -- when a request's headers are complete --------------------------------
+
+        if httptools:
+            def on_headers_complete(self) -> None:
+                super().on_headers_complete()
+                self._disarm()
+
+            def held_ahead(self) -> int:
+                return sum(len(cycle.body) + 1024 for cycle, _ in self.pipeline)
+        else:
+            def handle_events(self) -> None:
+                before = self.cycle
+                super().handle_events()
+                if self.cycle is not before:
+                    self._disarm()
+
+            def held_ahead(self) -> int:
+                conn = getattr(self, "conn", None)
+                return 0 if conn is None else len(conn.trailing_data[0])
+
+        # -- the header deadline and the cap -------------------------------------
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._waiting_since = time.monotonic()
+            self._deadline = asyncio.get_running_loop().call_later(
+                header_timeout, self._too_slow)
+
+        def _disarm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _too_slow(self) -> None:
+            self._deadline = None
+            if not self.transport.is_closing():
+                self.transport.close()
+
+        def _make_room(self) -> None:
+            """Close the connection waiting longest for its headers (this one, when
+            every other is in a request)."""
+            waiting = [c for c in self.connections
+                       if isinstance(c, Bounded) and c._deadline is not None and c is not self]
+            oldest = min(waiting, key=lambda c: c._waiting_since, default=self)
+            oldest._too_slow()
+
+    Bounded.__name__ = Bounded.__qualname__ = f"Bounded{base.__name__}"
+    return Bounded
