@@ -14,7 +14,7 @@ import os
 import time
 from pathlib import Path
 
-from sat_claim_check import _convert_py, _validate, dimacs
+from sat_claim_check import _convert_py, _engine, dimacs
 from sat_claim_check.limits import Limits
 
 HERE = Path(__file__).resolve().parent
@@ -27,7 +27,7 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    converter = _validate._convert
+    converter = _engine.converter()
     ways = {"pure": _convert_py.first_step_over, "compiled": converter.first_step_over}
     if ways["pure"] is ways["compiled"]:
         raise SystemExit("the compiled converter is not built: nothing to compare")

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 import sat_claim_check as scc
-from sat_claim_check import _convert_py, _validate
+from sat_claim_check import _convert_py, _engine
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -32,13 +32,14 @@ def cli(*args: str, stdin: bytes = b"", env: Mapping[str, str] | None = None,
         ) -> subprocess.CompletedProcess[bytes]:
     """``python -m sat_claim_check ARGS`` with ``stdin`` as its input, output captured.
 
-    The command runs as built: SAT_CLAIM_CHECK_NO_EXTENSIONS is removed from its
-    environment (a test of the pure build sets it through ``env``), so that
-    ``--engine compiled`` works wherever the extension is built. With
-    ``merge_stderr`` both streams go to ``stdout`` in the order written, as a
-    terminal shows them (the command flushes every line).
+    The command runs with this process's environment, SAT_CLAIM_CHECK_NO_EXTENSIONS
+    included: in a suite run with it set (``.ci/run`` runs one), every command
+    uses the pure twins, and the tests that ask for ``--engine compiled`` are
+    marked ``compiled`` (deselected there by ``--no-compiled``).  ``env`` adds
+    to it.  With ``merge_stderr`` both streams go to ``stdout`` in the order
+    written, as a terminal shows them (the command flushes every line).
     """
-    environment = {k: v for k, v in os.environ.items() if k != "SAT_CLAIM_CHECK_NO_EXTENSIONS"}
+    environment = dict(os.environ)
     environment.update(env or {})
     return subprocess.run([*CLI, *args], input=stdin, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
@@ -80,7 +81,7 @@ def outcome_walk(request: Any, monkeypatch: pytest.MonkeyPatch,
                  limits: scc.Limits | None = None) -> Outcome:
     """The reference engine's outcome with validation forced onto the Python walk."""
     with monkeypatch.context() as patch:
-        patch.setattr(_validate, "_convert", WALK_ONLY)
+        patch.setitem(_engine._chosen, "converter", WALK_ONLY)
         return outcome(request, "reference", limits)
 
 

@@ -18,6 +18,8 @@ def pytest_configure(config):
     # Registered here too, so the markers hold wherever the tests run (wheels).
     config.addinivalue_line("markers", "compiled: needs the compiled engine")
     config.addinivalue_line("markers", "fuzz: long fuzzing campaign, run with -m fuzz")
+    config.addinivalue_line("markers", "timing: a latency bound for a quiet machine, run with "
+                                       "-m timing")
     if config.getoption("--no-compiled") and os.environ.get("SAT_CLAIM_CHECK_REQUIRE_COMPILED"):
         raise pytest.UsageError("--no-compiled contradicts SAT_CLAIM_CHECK_REQUIRE_COMPILED")
 
@@ -42,6 +44,37 @@ def engine(request):
     """
     if request.param == "compiled":
         importlib.import_module("sat_claim_check._engine_c")
+    return request.param
+
+
+# The parts that come as twins besides the kernel, and their modules.
+TWINS = {"converter": ("_convert_c", "_convert_py"), "scanner": ("_parse_c", "_parse_py"),
+         "request_reader": ("_request_c", "_request_py")}
+
+
+@pytest.fixture(params=[pytest.param("compiled", marks=pytest.mark.compiled), "pure"])
+def twins(request, monkeypatch):
+    """The converter, scanner and request reader of one build, "compiled" or
+    "pure", put in place where the package chooses them (``_engine``): every
+    door in this process then uses them.  The kernel is ``engine``'s to pick.
+    (A missing compiled module is an error, never a skip.)"""
+    from sat_claim_check import _engine
+
+    for part, names in TWINS.items():
+        name = names[0] if request.param == "compiled" else names[1]
+        monkeypatch.setitem(_engine._chosen, part,
+                            importlib.import_module(f"sat_claim_check.{name}"))
+    return request.param
+
+
+@pytest.fixture(params=[8.0, pytest.param(1.0, marks=pytest.mark.timing)],
+                ids=["any-machine", "quiet-machine"])
+def slack(request) -> float:
+    """What a test's wall-clock bounds are multiplied by: 8 in the default run,
+    which must pass on a loaded machine (a core busy), and 1 under ``-m timing``,
+    which ``.ci/run`` runs on its own: the latency the docs state.  The bounds
+    guard against regressions of orders of magnitude (a signal ignored for 100
+    s), which 8 times still catches."""
     return request.param
 
 

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sat_claim_check as scc
-from sat_claim_check import _convert_py, _validate
+from sat_claim_check import _convert_py, _engine, _validate
 
 pytestmark = pytest.mark.compiled
 
@@ -178,10 +178,10 @@ def validated_or_error(request):
 @pytest.mark.compiled
 @pytest.mark.parametrize("converter", [_convert_py, WALK_ONLY], ids=["pure", "walk"])
 def test_fast_validation_equals_the_python_walk(monkeypatch, converter):
-    assert _validate._convert.__name__ == "sat_claim_check._convert_c"
+    assert _engine.converter().__name__ == "sat_claim_check._convert_c"
     samples = list(requests("validation", 300))
     compiled = [validated_or_error(r) for r in samples]
-    monkeypatch.setattr(_validate, "_convert", converter)
+    monkeypatch.setitem(_engine._chosen, "converter", converter)
     other = [validated_or_error(r) for r in samples]
     assert compiled == other
     assert sum(isinstance(x, dict) and "error" in x for x in other) >= 20

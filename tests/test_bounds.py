@@ -23,7 +23,7 @@ from copy import deepcopy
 import pytest
 
 import sat_claim_check as scc
-from sat_claim_check import _bounds, _codes, _jsontext, cli, dimacs
+from sat_claim_check import _bounds, _codes, _engine, _jsontext, cli, dimacs
 from sat_claim_check._batch import numbered_lines, skip_bytes
 from sat_claim_check._jsontext import SHORT_DIGITS, LongInteger, dumps, loads
 from sat_claim_check._parse_py import parse_cnf as py_parse_cnf
@@ -35,13 +35,10 @@ LIMITS = scc.Limits()
 CNF_OK = "p cnf 1 1\n1 0\n"
 
 
-@pytest.fixture(params=[pytest.param("compiled", marks=pytest.mark.compiled), "pure"])
-def parser(request, monkeypatch):
-    """Route dimacs through one scanner module (a missing extension is an error)."""
-    name = "_parse_c" if request.param == "compiled" else "_parse_py"
-    module = importlib.import_module("sat_claim_check." + name)
-    monkeypatch.setattr(dimacs, "_scanner", module)
-    return module
+@pytest.fixture()
+def parser(twins):
+    """The scanner of the ``twins`` in place (every door in this process uses it)."""
+    return _engine.scanner()
 
 
 def gzip_bomb(path, piece, copies):

@@ -1,6 +1,5 @@
 """SPEC §8: the command line, run as a subprocess: exit codes and exact bytes."""
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -13,6 +12,7 @@ import pytest
 from _helpers import CLI, cli
 
 import sat_claim_check as scc
+from sat_claim_check import _engine
 
 REFERENCE_VERSION = b"r71-sat-1.0.0+dimacs-cnf-1993+resolution-robinson-1965+drup-2013"
 
@@ -315,8 +315,9 @@ def test_schema_command(which):
 def test_version_names_the_implementation_of_each_part():
     out = cli("--version")
     assert out.returncode == 0
-    # cli() runs without SAT_CLAIM_CHECK_NO_EXTENSIONS: what it finds depends on the build.
-    name = "compiled" if importlib.util.find_spec("sat_claim_check._engine_c") else "reference"
+    # What it finds depends on the build, and on SAT_CLAIM_CHECK_NO_EXTENSIONS
+    # (cli() passes this process's environment on).
+    name = "compiled" if _engine.compiled_available() else "reference"
     parts = f"kernel: {name}, converter: {name}, scanner: {name}, json reader: {name}"
     assert out.stdout.decode().startswith(f"sat-claim-check {scc.__version__} ({parts}; ")
     out = cli("--version", env={"SAT_CLAIM_CHECK_NO_EXTENSIONS": "1"})

@@ -371,3 +371,38 @@ def test_a_scheduler_lost_mid_batch_keeps_the_lines_written(tmp_path: Path) -> N
     assert got == jobs_1(lines[:len(got)]).splitlines()
     assert "the scheduler lost the task" in err and f"stopped after {len(got)} lines" in err
     assert "Traceback" not in err
+
+
+# -- arguments are the caller's to get right ---------------------------------------
+
+BAD_ARGUMENTS = [({"engine": "nope"}, ValueError, "engine must be one of"),
+                 ({"limits": 5}, TypeError, "limits must be"),
+                 ({"limits": {"max_vars": 1}}, TypeError, "limits must be"),
+                 ({"deletions": "loose"}, ValueError, "'strict' or 'lenient'"),
+                 ({"manifest": 5}, TypeError, "manifest must be a directory"),
+                 ({"manifest_root": "."}, ValueError, "manifest_root needs manifest"),
+                 ({"manifest": ".", "manifest_root": "/nonexistent"}, ValueError,
+                  "is not a directory")]
+
+
+@pytest.mark.parametrize("kwargs, error, words", BAD_ARGUMENTS)
+def test_check_bag_refuses_bad_arguments_up_front(kwargs: Any, error: Any, words: str) -> None:
+    # Before, engine="nope" or limits=5 turned every line into check_failed,
+    # "a bug in sat-claim-check".
+    bag = db.from_sequence([json.dumps(sat(1))])
+    with pytest.raises(error, match=words):
+        scc_dask.check_bag(bag, **kwargs)
+
+
+def test_check_bag_takes_a_bag() -> None:
+    with pytest.raises(TypeError, match=r"takes a dask\.bag\.Bag, got list"):
+        scc_dask.check_bag([json.dumps(sat(1))])
+    with pytest.raises(TypeError, match="kinds must be True or False"):
+        scc_dask.check_bag(db.from_sequence(["{}"]), kinds="yes")
+
+
+@pytest.mark.parametrize("kwargs, error, words", BAD_ARGUMENTS)
+def test_run_batch_refuses_bad_arguments_before_the_cluster(kwargs: Any, error: Any,
+                                                            words: str) -> None:
+    with pytest.raises(error, match=words):     # the client is never used
+        scc_dask.run_batch(io.BytesIO(b"{}\n"), io.StringIO(), client=None, **kwargs)

@@ -1,7 +1,7 @@
 """DIMACS/DRUP/model parsing, the requests it builds, and run_files().
 
 Both parsers (compiled and pure) run every parsing test through
-``dimacs._scanner``; the corpus tests compare with the JSON requests and the
+``_engine``'s scanner; the corpus tests compare with the JSON requests and the
 expected results of the contract tier.
 """
 
@@ -17,7 +17,7 @@ import pytest
 from _helpers import corpus_expected, corpus_instances, observe, outcome
 
 import sat_claim_check as scc
-from sat_claim_check import _codes, dimacs
+from sat_claim_check import _codes, _engine
 from sat_claim_check._parse_py import parse_cnf as py_parse_cnf
 from sat_claim_check._parse_py import parse_drup as py_parse_drup
 from sat_claim_check.dimacs import (
@@ -29,13 +29,10 @@ from sat_claim_check.dimacs import (
 )
 
 
-@pytest.fixture(params=[pytest.param("compiled", marks=pytest.mark.compiled), "pure"])
-def parser(request, monkeypatch):
-    """Route dimacs through one parser module (a missing extension is an error)."""
-    name = "_parse_c" if request.param == "compiled" else "_parse_py"
-    module = importlib.import_module("sat_claim_check." + name)
-    monkeypatch.setattr(dimacs, "_scanner", module)
-    return module
+@pytest.fixture()
+def parser(twins):
+    """The scanner of the ``twins`` in place (every door in this process uses it)."""
+    return _engine.scanner()
 
 
 def unsat(cnf, proof):

@@ -89,3 +89,48 @@ def test_other_reasons(tmp_path):
         assert code == 1
         assert json.loads(out)["valid"] is False
         assert phrase in err, err
+
+
+# -- a proof that stops short of the empty clause -------------------------------------
+
+FULL_CNF = "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n"
+CONFLICT = ("lacks only its final empty clause (a line '0'); drat-trim accepts such a proof, "
+            "this checker needs the empty clause added")
+NO_CONFLICT = "do not propagate to a conflict: the proof stops short of a refutation"
+
+
+@pytest.mark.parametrize("deletions", ["strict", "lenient"])
+@pytest.mark.parametrize("how", ["check", "request", "pipe"])
+@pytest.mark.parametrize("proof, said", [("2 0\n", CONFLICT), ("1 2 0\n", NO_CONFLICT)])
+def test_the_end_of_a_proof_without_the_empty_clause_is_explained(tmp_path, deletions, how,
+                                                                   proof, said):
+    # "2 0" over the full 2-variable formula: the clauses alive at the end
+    # propagate to a conflict (drat-trim -f says VERIFIED), but no step adds
+    # the empty clause.  Both readings say empty_clause_not_derived, and why.
+    (tmp_path / "f.cnf").write_text(FULL_CNF)
+    (tmp_path / "f.drup").write_text(proof)
+    steps = [{"add": [int(x) for x in line.split()[:-1]]} for line in proof.splitlines()]
+    (tmp_path / "f.json").write_text(json.dumps(
+        {"cnf": {"num_vars": 2, "clauses": [[1, 2], [-1, 2], [1, -2], [-1, -2]]},
+         "claim": "unsat", "proof": steps}))
+    flags = ["--explain", "--deletions", deletions]
+    if how == "check":
+        code, out, err = cli_text("check", str(tmp_path / "f.json"), *flags)
+    elif how == "request":
+        code, out, err = cli_text("request", "--cnf", str(tmp_path / "f.cnf"), "--proof",
+                                  str(tmp_path / "f.drup"), "--check", *flags)
+    else:
+        code, out, err = cli_text("request", "--cnf", str(tmp_path / "f.cnf"), "--proof", "-",
+                                  "--check", *flags, stdin=proof.encode())
+    assert code == 1
+    assert json.loads(out)["reason"] == "empty_clause_not_derived"
+    lines = err.splitlines()
+    assert lines[0] == (PREFIX + f"all {len(steps)} steps passed but no step added the "
+                        "empty clause (a DRUP proof ends with a line '0')")
+    if how == "pipe":       # cannot be read again: it says how to find out
+        assert lines[1] == (PREFIX + "the proof came from a pipe and cannot be read again: "
+                            "to see whether its clauses propagate to a conflict at the end, "
+                            "add a final line '0' and run the check again")
+    else:
+        assert lines[1].startswith(PREFIX) and lines[1].endswith(said)
+    assert len(lines) == 2

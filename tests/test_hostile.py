@@ -42,12 +42,12 @@ WALK_ONLY = SimpleNamespace(flatten=lambda *args: None, flatten_steps=lambda *ar
 
 @contextlib.contextmanager
 def converter(module: Any) -> Iterator[None]:
-    saved = _validate._convert
-    _validate._convert = module
+    saved = _engine._chosen["converter"]
+    _engine._chosen["converter"] = module
     try:
         yield
     finally:
-        _validate._convert = saved
+        _engine._chosen["converter"] = saved
 
 
 def outcome(request: Any, engine: str, limits: scc.Limits | None = None) -> tuple[Any, ...]:
@@ -61,11 +61,11 @@ def outcome(request: Any, engine: str, limits: scc.Limits | None = None) -> tupl
 
 def variants() -> list[tuple[str, str, Any]]:
     """(name, engine, converter) for every way this build can check a request."""
-    out = [("reference", "reference", _validate._convert),
+    out = [("reference", "reference", _engine.converter()),
            ("pure converter", "reference", _convert_py),
            ("plain walk", "reference", WALK_ONLY)]
     if _engine.compiled_available():
-        out.append(("compiled", "compiled", _validate._convert))
+        out.append(("compiled", "compiled", _engine.converter()))
     return out
 
 
@@ -532,7 +532,7 @@ def test_no_copy_in_a_capped_process() -> None:
     # The same request in 600 MB: a copy of its literals would need 8 GB.
     done = run_capped("""
         import json, sat_claim_check as scc
-        from sat_claim_check import _convert_py, _validate
+        from sat_claim_check import _convert_py, _engine
         big = [1] * 1_000_000
         request = {"cnf": {"num_vars": 1, "clauses": [[1]]}, "claim": "unsat",
                    "proof": [{"add": big}] * 2000}
@@ -544,7 +544,7 @@ def test_no_copy_in_a_capped_process() -> None:
                 out.append(err.to_dict()["actual"])
             except ImportError:
                 pass
-        _validate._convert = _convert_py
+        _engine._chosen["converter"] = _convert_py
         try:
             scc.run(request, engine="reference")
         except scc.CheckError as err:

@@ -8,6 +8,7 @@ engine; no test runs it to the end.
 """
 
 import _thread
+import gc
 import json
 import os
 import re
@@ -181,10 +182,17 @@ def test_sigint_from_the_callback(big_request, default_sigint, send):
 @pytest.mark.parametrize("send", ["interrupt_main", "pthread_kill"])
 @pytest.mark.parametrize("engine_name", [
     pytest.param("compiled", marks=pytest.mark.compiled), "reference"])
-def test_sigint_from_another_thread(big_request, default_sigint, send, engine_name):
+def test_sigint_from_another_thread(big_request, default_sigint, send, engine_name, slack):
     """No callback: a signal alone stops the run, within a poll's time."""
     main = threading.main_thread().ident
     sent = []
+    # Python runs a signal's handler between two bytecodes of the main thread,
+    # wherever they are: in a finalizer that the collector calls for garbage
+    # left by earlier tests, the KeyboardInterrupt is "ignored" (printed, not
+    # raised), and the run went on for minutes.  Collect first, and keep the
+    # collector out of the run: the handler then runs in the check.
+    gc.collect()
+    gc.disable()
 
     def interrupt():
         sent.append(time.monotonic())
@@ -201,11 +209,12 @@ def test_sigint_from_another_thread(big_request, default_sigint, send, engine_na
             scc.run(big_request, engine=engine_name, limits=UNLIMITED)
         stopped = time.monotonic()
     finally:
+        gc.enable()
         timer.cancel()
         timer.join()
     assert sent, "run() ended before the signal"
-    assert stopped - sent[0] < 1.5      # a shared machine: generous; it was 100 s
-    assert stopped - start < 4.0
+    assert stopped - sent[0] < 1.5 * slack      # it was 100 s
+    assert stopped - start < 4.0 * slack
     # Nothing is left broken: the next check runs normally.
     small = chain_request(300, 20)
     assert scc.run(small, engine=engine_name).work == work_of(300, 20)
@@ -241,7 +250,7 @@ COMMANDS = {
     pytest.param("request", "compiled", marks=pytest.mark.compiled),
     ("check", "reference"),
 ])
-def test_ctrl_c_exits_130_naming_the_step(big_files, command, engine_name):
+def test_ctrl_c_exits_130_naming_the_step(big_files, command, engine_name, slack):
     args = [a.format(d=big_files) for a in COMMANDS[command]] + ["--engine", engine_name]
     # How long the process takes to start, read and validate: with a cap of 0 it
     # stops at the first unit of work.
@@ -266,7 +275,7 @@ def test_ctrl_c_exits_130_naming_the_step(big_files, command, engine_name):
             proc.kill()
             proc.wait()
     assert proc.returncode == 130, err
-    assert elapsed < 2.0      # a shared machine: generous (the kernel ignored SIGINT for 100 s)
+    assert elapsed < 2.0 * slack      # the kernel ignored SIGINT for 100 s
     assert out == b""
     # request --check reads the proof as it checks it: its length is not known.
     m = re.fullmatch(rb"sat-claim-check: interrupted at proof step (\d+)( of \d+)? "

@@ -9,11 +9,8 @@ one worker (long checks: a client that vanishes, a full queue, shutdown).
 """
 
 import contextlib
-import http.client
 import io
 import json
-import queue
-import re
 import signal
 import socket
 import subprocess
@@ -24,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+from _service import JSON, raw_request, read_response, running
 
 import sat_claim_check as scc
 from sat_claim_check import cli
@@ -35,110 +33,9 @@ from sat_claim_check.service import (
     http_status,
 )
 
-JSON = {"Content-Type": "application/json"}
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 TINY_UNSAT = (b'{"cnf":{"num_vars":1,"clauses":[[1],[-1]]},"claim":"unsat",'
               b'"proof":[{"add":[]}]}')
-
-
-class Server:
-    """`sat-claim-check serve --port 0 ARGS...` in a child process."""
-
-    def __init__(self, *args):
-        pytest.importorskip("uvicorn", reason="the service extra is not installed")
-        cmd = [sys.executable, "-m", "sat_claim_check", "serve", "--port", "0",
-               "--no-access-log", *args]
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE)
-        self.log = []
-        lines = queue.Queue()
-
-        def drain():    # the pipe never fills; the log is kept for the asserts
-            for line in self.proc.stderr:
-                self.log.append(line.decode("utf-8", "replace"))
-                lines.put(self.log[-1])
-        self._drain = threading.Thread(target=drain, daemon=True)
-        self._drain.start()
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                self.stop()
-                raise RuntimeError("the server did not start:\n" + "".join(self.log)) from None
-            m = re.search(r"running on http://127\.0\.0\.1:(\d+)", line)
-            if m:
-                self.port = int(m.group(1))
-                return
-
-    def connection(self, timeout=20):
-        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
-
-    def request(self, method, path, body=None, headers=None, timeout=20):
-        """(status, headers as a dict, body) of one request on a new connection."""
-        conn = self.connection(timeout)
-        try:
-            conn.request(method, path, body=body, headers=headers or {})
-            response = conn.getresponse()
-            return response.status, dict(response.getheaders()), response.read()
-        finally:
-            conn.close()
-
-    def execute(self, body, headers=JSON, timeout=20):
-        return self.request("POST", EXECUTE_PATH, body, headers, timeout)
-
-    def health(self):
-        status, _, body = self.request("GET", "/healthz")
-        assert status == 200
-        return json.loads(body)
-
-    def wait_for(self, predicate, seconds=10.0):
-        """The first /healthz that satisfies ``predicate``, and how long it took."""
-        start = time.monotonic()
-        while True:
-            health = self.health()
-            if predicate(health):
-                return health, time.monotonic() - start
-            assert time.monotonic() - start < seconds, health
-            time.sleep(0.01)
-
-    def rss(self):
-        """The child's resident set in bytes (Linux), or None."""
-        try:
-            with open(f"/proc/{self.proc.pid}/status") as f:
-                for line in f:
-                    if line.startswith("VmRSS:"):
-                        return int(line.split()[1]) * 1024
-        except OSError:
-            return None
-        return None
-
-    def stop(self):
-        """SIGTERM, then the exit code."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            code = self.proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            code = self.proc.wait()
-        self._drain.join(timeout=5)
-        self.proc.stderr.close()
-        return code
-
-    def assert_healthy(self):
-        assert self.proc.poll() is None, "".join(self.log)
-        assert self.health()["status"] == "ok"
-        assert "Traceback" not in "".join(self.log), "".join(self.log)
-
-
-@contextlib.contextmanager
-def running(*args):
-    server = Server(*args)
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="module")
@@ -175,33 +72,6 @@ def cli_stdout(capsysbinary, *args, stdin=b""):
     finally:
         sys.stdin = old
     return capsysbinary.readouterr().out
-
-
-def raw_request(body, length=None, extra=b""):
-    """The bytes of a POST to the execute route (Content-Length given or true)."""
-    n = len(body) if length is None else length
-    return (b"POST " + EXECUTE_PATH.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            b"Content-Type: application/json\r\nContent-Length: " + str(n).encode()
-            + b"\r\n" + extra + b"\r\n")
-
-
-def read_response(sock, timeout=20):
-    """(status, body) of one response read from a raw socket (Content-Length framing)."""
-    sock.settimeout(timeout)
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise ConnectionError(f"closed after {data!r}")
-        data += chunk
-    head, _, rest = data.partition(b"\r\n\r\n")
-    length = int(re.search(rb"(?i)content-length: (\d+)", head).group(1))
-    while len(rest) < length:
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise ConnectionError("closed inside the body")
-        rest += chunk
-    return int(head.split()[1]), rest[:length]
 
 
 def chain_request(length, lemmas):
@@ -491,7 +361,7 @@ def test_the_size_and_work_limits(small):
     assert (status, json.loads(body)["valid"]) == (200, True)
 
 
-def test_a_slow_sender_gets_408_and_costs_nothing(server):
+def test_a_slow_sender_gets_408_and_costs_nothing(server, slack):
     with socket.create_connection(("127.0.0.1", server.port)) as sock:
         sock.sendall(raw_request(b"", length=len(TINY_UNSAT)))
         start = time.monotonic()
@@ -503,7 +373,7 @@ def test_a_slow_sender_gets_408_and_costs_nothing(server):
         waited = time.monotonic() - start
     assert status == 408
     assert json.loads(body)["error"] == "request_timeout"
-    assert 0.9 < waited < 3.0                # the server's 1 s budget for the body
+    assert 0.9 < waited < 3.0 * slack        # the server's 1 s budget for the body
     server.wait_for(lambda h: h["in_flight"] == 0)
 
 
@@ -548,7 +418,7 @@ def send_and_vanish_later(server, body):
     return sock
 
 
-def test_a_vanished_client_stops_its_check(raised):
+def test_a_vanished_client_stops_its_check(raised, slack):
     body = long_request(raised.health()["engine"])
     before = raised.health()
     sock = send_and_vanish_later(raised, body)
@@ -559,13 +429,13 @@ def test_a_vanished_client_stops_its_check(raised):
         lambda h: h["checking"] == 0 and h["in_flight"] == 0)
     # The check would take over 5 s; a poll every 2**20 units of work stops it
     # (a few ms of the compiled engine, a fifth of a second of the reference one).
-    assert seconds < 2.5
+    assert seconds < 2.5 * slack
     assert health["cancelled"] == before["cancelled"] + 1
     assert health["checks"] == before["checks"]
     # The one worker is free at once.
     start = time.monotonic()
     assert raised.execute(TINY_UNSAT)[0] == 200
-    assert time.monotonic() - start < 2.0
+    assert time.monotonic() - start < 2.0 * slack
     assert "check stopped, the client has gone" in "".join(raised.log)
 
 
@@ -666,5 +536,34 @@ def test_bounded_concurrent_load(server, corpus, capsysbinary):
 
 
 def test_the_pool_stays_at_its_size(server):
-    # After the load above (six clients at once): two worker threads, no more.
+    # Six clients at once, each sending long checks: two worker threads, no
+    # more, however many requests wait.  (This test makes its own load: it
+    # used to count on the corpus test's, which skips without the corpus.)
+    lemmas = 1000 if server.health()["engine"] == "compiled" else 10
+    body = chain_request(4_000, lemmas)
+    errors = []
+
+    def client():
+        conn = server.connection(timeout=60)
+        try:
+            for _ in range(3):
+                conn.request("POST", EXECUTE_PATH, body=body, headers=JSON)
+                response = conn.getresponse()
+                response.read()
+                if response.status != 200:
+                    errors.append(response.status)
+        finally:
+            conn.close()
+
+    threads = [threading.Thread(target=client) for _ in range(6)]
+    for t in threads:
+        t.start()
+    seen = []
+    while any(t.is_alive() for t in threads):
+        health = server.health()
+        seen.append((health["threads"], health["checking"]))
+        time.sleep(0.005)
+    assert errors == []
+    assert max(checking for _, checking in seen) <= 2
+    assert max(threads for threads, _ in seen) == 2
     assert server.health()["threads"] == 2

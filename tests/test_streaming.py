@@ -109,7 +109,8 @@ def _fifo(tmp_path: Path) -> Path:
     return path
 
 
-def test_a_pipe_is_checked_while_its_writer_writes(tmp_path: Path, engine: str) -> None:
+def test_a_pipe_is_checked_while_its_writer_writes(tmp_path: Path, engine: str,
+                                                   slack: float) -> None:
     cnf = write(tmp_path / "f.cnf", UNSAT_CNF)
     fifo = _fifo(tmp_path)
     closed_at: list[float] = []
@@ -130,7 +131,7 @@ def test_a_pipe_is_checked_while_its_writer_writes(tmp_path: Path, engine: str) 
     done = time.monotonic()
     thread.join()
     assert report.result["valid"] and report.result["steps_checked"] == 4002
-    assert done - closed_at[0] < 0.2        # the verdict follows the writer's close
+    assert done - closed_at[0] < 0.2 * slack      # the verdict follows the writer's close
 
 
 def test_reading_a_pipe_stops_at_the_first_failing_step(tmp_path: Path, engine: str) -> None:

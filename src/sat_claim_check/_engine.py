@@ -21,7 +21,7 @@ from __future__ import annotations
 import importlib
 import os
 import platform
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from . import _convert_py, _engine_py, _parse_py, _request_py
 
@@ -63,6 +63,15 @@ def _load_compiled() -> tuple[Compiled | None, ImportError | None]:
 
 _compiled, _compiled_error = _load_compiled()
 
+# The twins in use, chosen once, here: every module asks for them at call time
+# (scanner(), converter(), request_reader()), never keeps its own copy, so the
+# choice holds at every door.  (The tests swap one here to reach every door
+# with the other twin.)
+_chosen: dict[str, Any] = (
+    {"converter": _convert_py, "scanner": _parse_py, "request_reader": _request_py}
+    if _compiled is None else
+    {"converter": _compiled[1], "scanner": _compiled[2], "request_reader": _compiled[3]})
+
 
 def compiled_available() -> bool:
     """Whether the compiled modules are built and in use."""
@@ -92,17 +101,17 @@ def resolve(engine: str) -> tuple[KernelName, KernelModule]:
 
 def converter() -> ConverterModule:
     """The request converter module: compiled when built, else the pure twin."""
-    return _convert_py if _compiled is None else _compiled[1]
+    return cast("ConverterModule", _chosen["converter"])
 
 
 def scanner() -> ScannerModule:
     """The DIMACS/DRUP scanner module: compiled when built, else the pure twin."""
-    return _parse_py if _compiled is None else _compiled[2]
+    return cast("ScannerModule", _chosen["scanner"])
 
 
 def request_reader() -> RequestReaderModule:
     """The request reader module: compiled when built, else the pure twin."""
-    return _request_py if _compiled is None else _compiled[3]
+    return cast("RequestReaderModule", _chosen["request_reader"])
 
 
 def implementations() -> dict[str, KernelName]:

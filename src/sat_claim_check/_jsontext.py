@@ -73,18 +73,17 @@ def _constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-# Refuses repeated keys and lone surrogates (see _convert_py.unique_keys).
-_object_hook = converter().unique_keys
-
-
 def _decode(text: str) -> Any:
+    # The object hook refuses repeated keys and lone surrogates (see
+    # _convert_py.unique_keys).
+    hook = converter().unique_keys
     if _native_ints_are_cheap():
         try:    # the fast path: json's own int(), which the guard keeps short
-            return json.loads(text, object_pairs_hook=_object_hook, parse_constant=_constant)
+            return json.loads(text, object_pairs_hook=hook, parse_constant=_constant)
         except ValueError as exc:
             if "integer string conversion" not in str(exc):
                 raise
-    return json.loads(text, object_pairs_hook=_object_hook, parse_constant=_constant,
+    return json.loads(text, object_pairs_hook=hook, parse_constant=_constant,
                       parse_int=_parse_int)
 
 

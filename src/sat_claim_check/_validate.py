@@ -49,7 +49,6 @@ __all__ = [
     "validated_from_text",
 ]
 
-_convert = converter()
 
 REQUEST_KEYS = ("cnf", "claim", "assignment", "proof")
 CNF_KEYS = ("num_vars", "clauses")
@@ -349,7 +348,7 @@ def flatten(items_list: Any, bound: int, zero_ok: bool, field: str,
     ``zero_ok``); ``path_of(i, j)`` names item j of array i for errors.  The
     caller has checked the literal count against its limit.
     """
-    fast = _convert.flatten(items_list, bound, zero_ok, sys.maxsize)
+    fast = converter().flatten(items_list, bound, zero_ok, sys.maxsize)
     if fast is not None and not isinstance(fast, int):     # no count: sys.maxsize is no limit
         return fast
     offsets, lits = array("i", [0]), array("i")
@@ -372,13 +371,13 @@ def check_literals(items_list: Any, bound: int, zero_ok: bool, field: str,
     Raises the first error in document order; an array given several times
     is read once.
     """
-    if _convert.flatten(items_list, bound, zero_ok, -1) is not None:
+    if converter().flatten(items_list, bound, zero_ok, -1) is not None:
         return
     seen: set[int] = set()
     for i, items in enumerate(array_items(items_list)):
         if id(items) not in seen:
             seen.add(id(items))
-            if _convert.flatten((items,), bound, zero_ok, -1) is None:
+            if converter().flatten((items,), bound, zero_ok, -1) is None:
                 _walk_literals(items, i, bound, zero_ok, field, path_of, what, None)
 
 
@@ -461,7 +460,7 @@ def validate_arrays(num_vars: int, clause_offsets: array[int], clause_lits: arra
     assert proof is not None        # an unsat claim
     kinds, offsets, lits = proof
     check_size("max_proof_steps", len(kinds), limits)
-    s = _convert.first_step_over(offsets, lits, limits.max_vars, 0, len(kinds))
+    s = converter().first_step_over(offsets, lits, limits.max_vars, 0, len(kinds))
     if s is not None:
         raise _literal_error(kinds, offsets, lits, s, s, limits.max_vars)
     out = Validated("unsat", num_vars, clause_offsets, clause_lits)
@@ -504,7 +503,7 @@ def _attach_proof(out: Validated, kinds: array[int], offsets: array[int], lits: 
     """The last checks of the proof's validation, then the steps the engines cannot run get
     their own kinds (the one place where out-of-range steps are classified)."""
     check_size("max_proof_literals", len(lits), limits)
-    _convert.mark_out_of_range(kinds, offsets, lits, out.num_vars)
+    converter().mark_out_of_range(kinds, offsets, lits, out.num_vars)
     out.step_kinds = kinds
     out.step_offsets = offsets
     out.step_lits = lits
@@ -540,7 +539,7 @@ def _cnf_literals(clauses: Any, num_vars: int, limits: Limits) -> Flat:
     """(offsets, literals) of the clauses, or the first error: a clause that is
     not an array, then the literal count (before any literal is read), then a
     literal, in document order."""
-    fast: Flat | int | None = _convert.flatten(clauses, num_vars, False,
+    fast: Flat | int | None = converter().flatten(clauses, num_vars, False,
                                                limits.max_total_literals)
     if isinstance(fast, int):           # plain arrays, but over the limit
         raise size_error("max_total_literals", fast, limits)
@@ -575,7 +574,7 @@ def _proof(proof: object, limits: Limits) -> Steps:
     if length < 0:
         raise InvalidInput("proof", "/proof", f"proof must be an array, got {type_name(proof)}")
     check_size("max_proof_steps", length, limits)
-    fast: Steps | int | None = _convert.flatten_steps(proof, limits.max_vars,
+    fast: Steps | int | None = converter().flatten_steps(proof, limits.max_vars,
                                                       limits.max_proof_literals)
     if fast is None:
         return _steps(proof, limits)
@@ -639,7 +638,6 @@ def _step_shape(step: object, s: int) -> tuple[str, Any]:
 # -- JSON text ------------------------------------------------------------------
 
 # The compiled reader of the common case, or the pure twin that declines all.
-_read_request = request_reader().read_request
 
 
 def validated_from_text(data: bytes | bytearray | str, limits: Limits) -> Validated:
@@ -665,7 +663,7 @@ def read_common_case(data: bytes | bytearray | str, limits: Limits) -> Validated
             raw = None
     else:
         raw = data
-    arrays = None if raw is None else _read_request(raw, limits)
+    arrays = None if raw is None else request_reader().read_request(raw, limits)
     if arrays is None:
         return None
     claim, num_vars, clause_offsets, clause_lits, assignment, kinds, offsets, lits = arrays
@@ -719,7 +717,7 @@ def steps_chunk(steps: Sequence[Any], first: int, literals_before: int, num_vars
         problem = size_error("max_proof_steps", limits.max_proof_steps + 1, limits)
         steps = steps[:room]
     # No literal limit here: _within_literal_limit finds the step that passes it.
-    flat = _convert.flatten_steps(steps, limits.max_vars, sys.maxsize)
+    flat = converter().flatten_steps(steps, limits.max_vars, sys.maxsize)
     if flat is None or isinstance(flat, int):
         kinds, offsets, lits, malformed = _steps_until_malformed(steps, first, limits)
         if malformed is not None:
@@ -739,7 +737,7 @@ def one_step(key: str, value: Any, index: int, literals_before: int, num_vars: i
     kinds[0] = STEP_ADD if key == "add" else STEP_DELETE
     # The usual step: plain ints within 1..num_vars (so within max_vars, and
     # nothing to classify).
-    flat = _convert.flatten((value,), num_vars, False, sys.maxsize)
+    flat = converter().flatten((value,), num_vars, False, sys.maxsize)
     if isinstance(flat, int):       # no count: sys.maxsize is no limit
         flat = None
     plain = flat is not None
@@ -752,7 +750,7 @@ def one_step(key: str, value: Any, index: int, literals_before: int, num_vars: i
     check_size("max_proof_literals", literals_before + len(lits), limits)
     offsets[1] = len(lits)
     if not plain:
-        _convert.mark_out_of_range(kinds, offsets, lits, num_vars)
+        converter().mark_out_of_range(kinds, offsets, lits, num_vars)
     return lits
 
 
@@ -768,7 +766,7 @@ def step_arrays_chunk(kinds: array[int], offsets: array[int], lits: array[int], 
     if b - a > room:
         problem = size_error("max_proof_steps", limits.max_proof_steps + 1, limits)
         b = a + room
-    s = _convert.first_step_over(offsets, lits, limits.max_vars, a, b)
+    s = converter().first_step_over(offsets, lits, limits.max_vars, a, b)
     if s is not None:
         problem = _literal_error(kinds, offsets, lits, s, first + s - a, limits.max_vars)
         b = s
@@ -818,5 +816,5 @@ def _within_literal_limit(kinds: array[int], offsets: array[int], lits: array[in
         kinds, offsets = kinds[:s], offsets[:s + 1]
     if not isinstance(kinds, array) or kinds.typecode != "b":
         kinds = array("b", kinds)
-    _convert.mark_out_of_range(kinds, offsets, lits, num_vars)
+    converter().mark_out_of_range(kinds, offsets, lits, num_vars)
     return ProofChunk(kinds, offsets, lits, problem)

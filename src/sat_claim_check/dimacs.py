@@ -82,7 +82,6 @@ if TYPE_CHECKING:
 __all__ = ["DimacsError", "request_from_dimacs", "request_from_files",
            "run_dimacs", "run_files"]
 
-_scanner = scanner()
 _INTEGER = re.compile(rb"-?[0-9]+")          # a model literal
 # A file to read: a path, "-" (standard input), or a binary file already open.
 _Path = _source.Input
@@ -196,7 +195,7 @@ def _error(code: int, line: int, token: bytes | None, value: int, file: str | No
 
 def cnf_arrays(data: bytes, file: str | None = None) -> CnfArrays:
     """(num_vars, offsets, lits) of DIMACS CNF bytes, or raise DimacsError."""
-    code, line, token, value, num_vars, num_clauses, offsets, lits = _scanner.parse_cnf(data)
+    code, line, token, value, num_vars, num_clauses, offsets, lits = scanner().parse_cnf(data)
     if code:
         raise _error(code, line, token, value, file, "CNF", (num_vars, num_clauses))
     assert offsets is not None and lits is not None     # SCAN_OK comes with the arrays
@@ -210,11 +209,11 @@ def drup_arrays(data: bytes, file: str | None = None,
     DimacsError."""
     if _binary(data[:SNIFF_BYTES], proof_format):
         code, offset, token, value, kinds, offsets, lits, _ = (
-            _scanner.BinaryDrupStream().scan(data, True))
+            scanner().BinaryDrupStream().scan(data, True))
         if code:
             raise _binary_error(code, offset, token, value, file)
         return kinds, offsets, lits
-    code, line, token, value, t_kinds, t_offsets, t_lits = _scanner.parse_drup(data)
+    code, line, token, value, t_kinds, t_offsets, t_lits = scanner().parse_drup(data)
     if code:
         raise _error(code, line, token, value, file, "proof")
     assert t_kinds is not None and t_offsets is not None and t_lits is not None
@@ -490,7 +489,7 @@ def _scan_settled(result: tuple[Any, ...]) -> bool:
 
 def _read_cnf(path: _Path, limits: Limits, max_bytes: int) -> tuple[Any, ...]:
     name = _source.path_text(path)
-    result = _read_scanned(path, lambda data: _scanner.parse_cnf(
+    result = _read_scanned(path, lambda data: scanner().parse_cnf(
         data, limits.max_vars, limits.max_clauses, limits.max_total_literals),
         _scan_settled, max_bytes, "CNF")
     code, line, token, value, num_vars, num_clauses, offsets, lits = result

@@ -1,0 +1,178 @@
+"""What a client cannot make the service do: grow without bound, or hold it.
+
+`sat-claim-check serve` in a child process on 127.0.0.1 (uvicorn, with the
+protocol bounds of ``_uvicorn``), spoken to over raw sockets.  A client that
+pipelines requests and never reads its answers took the server from 37 to 637
+MiB; connections that never finished their headers stayed open for ever, and
+512 of them made every request, /healthz included, get 503.
+"""
+
+import json
+import re
+import socket
+import time
+
+import pytest
+from _service import Server, raw_request, read_response, running
+
+SAT = json.dumps({"cnf": {"num_vars": 2, "clauses": [[1], [-2]]}, "claim": "sat",
+                  "assignment": [1, -2]}).encode()
+MiB = 1 << 20
+
+
+def pipelined(count):
+    return (raw_request(SAT) + SAT) * count
+
+
+def responses(sock, count, timeout=30):
+    """(status, body) of ``count`` responses read in turn from one socket."""
+    sock.settimeout(timeout)
+    data = b""
+    for _ in range(count):
+        while b"\r\n\r\n" not in data:
+            data += sock.recv(65536) or pytest.fail(f"closed after {data[-200:]!r}")
+        head, _, data = data.partition(b"\r\n\r\n")
+        length = int(re.search(rb"(?i)content-length: (\d+)", head).group(1))
+        while len(data) < length:
+            data += sock.recv(65536) or pytest.fail("closed inside a body")
+        yield int(head.split()[1]), data[:length]
+        data = data[length:]
+
+
+def closed_by_peer(sock, timeout):
+    """True when the server closes ``sock`` within ``timeout`` seconds."""
+    sock.settimeout(timeout)
+    try:
+        while True:
+            data = sock.recv(65536)
+            if not data:
+                return True
+    except socket.timeout:
+        return False
+    except OSError:
+        return True
+
+
+@pytest.fixture(scope="module")
+def server():
+    with running("--workers", "1", "--header-timeout", "1", "--max-connections", "32") as s:
+        yield s
+        s.assert_healthy()
+
+
+def test_a_client_that_pipelines_and_never_reads_stays_bounded(server: Server):
+    before = server.rss()
+    if before is None:
+        pytest.skip("no /proc: the resident set cannot be read")
+    block = pipelined(2000)                     # about 0.4 MiB
+    sock = socket.create_connection(("127.0.0.1", server.port))
+    sock.setblocking(False)
+    sent, deadline = 0, time.monotonic() + 4
+    try:
+        while time.monotonic() < deadline and sent < 200 * MiB:
+            try:
+                sent += sock.send(block)
+            except BlockingIOError:
+                time.sleep(0.01)
+        grown = server.rss() - before
+    finally:
+        sock.close()
+    # Before the bound the server read on (about 40 MiB a second here) and kept
+    # it all; now it reads a few hundred KiB past the request it answers, and
+    # the rest waits in the sockets.
+    assert grown < 24 * MiB, (grown, sent)
+    assert sent < 64 * MiB, sent
+    server.assert_healthy()
+
+
+def test_every_pipelined_request_is_answered_in_order(server: Server):
+    count = 3000
+    bodies = [json.dumps({"cnf": {"num_vars": 1, "clauses": [[1 if i % 2 else -1]]},
+                          "claim": "sat", "assignment": [1]}).encode() for i in range(count)]
+    data = b"".join(raw_request(body) + body for body in bodies)
+    sock = socket.create_connection(("127.0.0.1", server.port))
+    try:
+        sock.sendall(data)
+        answers = list(responses(sock, count))
+    finally:
+        sock.close()
+    assert all(status == 200 for status, _ in answers)
+    assert [json.loads(body)["valid"] for _, body in answers] == [i % 2 == 1
+                                                                  for i in range(count)]
+
+
+def test_a_connection_that_never_finishes_its_headers_is_closed(server: Server, slack: float):
+    sock = socket.create_connection(("127.0.0.1", server.port))
+    closed = False
+    try:
+        start = time.monotonic()
+        for byte in b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: yes":
+            sock.sendall(bytes([byte]))      # a byte every 0.2 s: never done
+            closed = closed_by_peer(sock, 0.2)
+            if closed:
+                break
+        took = time.monotonic() - start
+    except OSError:                 # a send after the close
+        closed, took = True, time.monotonic() - start
+    finally:
+        sock.close()
+    assert closed
+    assert took < 2.0 * slack       # --header-timeout 1
+    # Silence is closed the same way.
+    sock = socket.create_connection(("127.0.0.1", server.port))
+    try:
+        assert closed_by_peer(sock, 5.0)
+    finally:
+        sock.close()
+
+
+def test_the_deadline_starts_again_after_each_answer(server: Server):
+    sock = socket.create_connection(("127.0.0.1", server.port))
+    try:
+        for _ in range(3):      # each request well within its own second
+            sock.sendall(raw_request(SAT) + SAT)
+            assert read_response(sock)[0] == 200
+            time.sleep(0.5)
+        assert closed_by_peer(sock, 5.0)
+    finally:
+        sock.close()
+
+
+def test_slow_connections_cost_their_slots_not_the_service(server: Server, slack: float):
+    # Twice --max-connections that never send their headers, then a client:
+    # the slowest make room, /healthz and a check are answered.
+    slow = []
+    try:
+        for _ in range(64):
+            sock = socket.create_connection(("127.0.0.1", server.port))
+            sock.sendall(b"GET /hea")
+            slow.append(sock)
+        started = time.monotonic()
+        assert server.health()["status"] == "ok"
+        status, _, body = server.execute(SAT)
+        assert (status, json.loads(body)["valid"]) == (200, True)
+        assert time.monotonic() - started < 1.0 * slack
+    finally:
+        for sock in slow:
+            sock.close()
+
+
+def test_a_request_on_an_open_connection_is_never_turned_away_by_the_count(server: Server):
+    # An established keep-alive connection is served while the others are full
+    # of slow ones (uvicorn's own cap answered 503 to every request then).
+    conn = server.connection()
+    slow = []
+    try:
+        conn.request("GET", "/healthz")
+        assert conn.getresponse().read()
+        for _ in range(40):
+            sock = socket.create_connection(("127.0.0.1", server.port))
+            sock.sendall(b"POST /v1")
+            slow.append(sock)
+        conn.request("GET", "/healthz")
+        response = conn.getresponse()
+        assert response.status == 200 and json.loads(response.read())["status"] == "ok"
+    finally:
+        conn.close()
+        for sock in slow:
+            sock.close()

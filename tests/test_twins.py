@@ -1,0 +1,151 @@
+"""Every twin is exercised through every door that uses it.
+
+The converter, the scanner and the request reader each come compiled and in
+pure Python; the package chooses them in one place (``_engine``) and every
+door asks there when it runs.  A fixture that put the pure scanner in place
+used to miss the streaming path (run_files and parse_files made no call to the
+pure ``DrupTextStream.scan``): here, with the pure twins in place, each door
+is run and the calls into the pure modules are counted.  The command line,
+batch workers and the service run in child processes: ``.ci/run`` runs the
+whole suite once more with SAT_CLAIM_CHECK_NO_EXTENSIONS=1 for those.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+import sat_claim_check as scc
+from sat_claim_check import _convert_py, _engine, _parse_py, _request_py, cli, dimacs
+from sat_claim_check._batch import check_one
+from sat_claim_check._manifest import Manifest
+
+CNF = "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n"
+PROOF = "2 0\n0\n"
+BINARY = b"a\x04\x00a\x00"                 # the same steps, binary: 2 0, then 0
+REQUEST = {"cnf": {"num_vars": 2, "clauses": [[1, 2], [-1, 2], [1, -2], [-1, -2]]},
+           "claim": "unsat", "proof": [{"add": [2]}, {"add": []}]}
+
+
+@pytest.fixture()
+def calls(monkeypatch):
+    """Counts of the calls into the pure twins, with the pure twins in place."""
+    counts: Counter[str] = Counter()
+
+    def spy(owner: Any, name: str, label: str) -> None:
+        original = getattr(owner, name)
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            counts[label] += 1
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(owner, name, counted)
+
+    for name in ("flatten", "flatten_steps", "first_step_over", "mark_out_of_range",
+                 "unique_keys"):
+        spy(_convert_py, name, f"converter.{name}")
+    for name in ("parse_cnf", "parse_drup"):
+        spy(_parse_py, name, f"scanner.{name}")
+    spy(_parse_py.DrupTextStream, "scan", "scanner.text stream")
+    spy(_parse_py.BinaryDrupStream, "scan", "scanner.binary stream")
+    spy(_request_py, "read_request", "request reader")
+    for part, module in (("converter", _convert_py), ("scanner", _parse_py),
+                         ("request_reader", _request_py)):
+        monkeypatch.setitem(_engine._chosen, part, module)
+    return counts
+
+
+@pytest.fixture()
+def files(tmp_path: Path) -> Path:
+    (tmp_path / "f.cnf").write_text(CNF)
+    (tmp_path / "f.drup").write_text(PROOF)
+    (tmp_path / "f.bin").write_bytes(BINARY)
+    # Larger than a part: the proof is read ahead by a thread.
+    (tmp_path / "big.drup.gz").write_bytes(gzip.compress(
+        (("1 -1 0\nd 1 -1 0\n" * 40_000) + PROOF).encode()))
+    (tmp_path / "f.model").write_text("v 1 -2 0\n")
+    (tmp_path / "sat.cnf").write_text("p cnf 2 2\n1 0\n-2 0\n")
+    (tmp_path / "f.json").write_text(json.dumps(REQUEST))
+    return tmp_path
+
+
+def main(*args: str, stdin: bytes = b"") -> None:
+    """The command line, in this process (its stdout is captured by pytest)."""
+    import sys
+    old = sys.stdin
+    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin))
+    try:
+        assert cli.main(list(args)) in (0, 1)
+    finally:
+        sys.stdin = old
+
+
+def unlimited(door: Callable[..., Any]) -> Callable[..., Any]:
+    return lambda *args, **kwargs: door(*args, limits=scc.Limits.unlimited(), **kwargs)
+
+
+DOORS: dict[str, tuple[Callable[[Path], Any], set[str]]] = {
+    "run_files text": (lambda d: dimacs.run_files(d / "f.cnf", d / "f.drup"),
+                       {"scanner.parse_cnf", "scanner.text stream", "converter.first_step_over"}),
+    "run_files binary": (lambda d: dimacs.run_files(d / "f.cnf", d / "f.bin"),
+                         {"scanner.parse_cnf", "scanner.binary stream"}),
+    "run_files read ahead": (lambda d: unlimited(dimacs.run_files)(d / "f.cnf",
+                                                                   d / "big.drup.gz"),
+                             {"scanner.parse_cnf", "scanner.text stream"}),
+    "run_files model": (lambda d: dimacs.run_files(d / "sat.cnf", model_path=d / "f.model"),
+                        {"scanner.parse_cnf", "converter.flatten"}),
+    "parse_files": (lambda d: dimacs.parse_files(d / "f.cnf", d / "f.drup", None),
+                    {"scanner.parse_cnf", "scanner.text stream"}),
+    "request_from_files": (lambda d: dimacs.request_from_files(d / "f.cnf", d / "f.drup"),
+                           {"scanner.parse_cnf", "scanner.text stream"}),
+    "run_dimacs": (lambda d: dimacs.run_dimacs(CNF, PROOF),
+                   {"scanner.parse_cnf", "scanner.parse_drup"}),
+    "request_from_dimacs": (lambda d: scc.request_from_dimacs(CNF, proof=PROOF),
+                            {"scanner.parse_cnf", "scanner.parse_drup"}),
+    "run": (lambda d: scc.run(REQUEST), {"converter.flatten", "converter.flatten_steps"}),
+    "Checker": (lambda d: scc.Checker(REQUEST["cnf"]).feed(REQUEST["proof"]),
+                {"converter.flatten", "converter.flatten_steps"}),
+    "explain": (lambda d: scc.explain(REQUEST), {"converter.flatten"}),
+    "check_json": (lambda d: scc.check_json(json.dumps(REQUEST)),
+                   {"request reader", "converter.unique_keys", "converter.flatten"}),
+    "batch line": (lambda d: check_one("auto", None, 1, json.dumps(REQUEST).encode()),
+                   {"request reader", "converter.unique_keys"}),
+    "manifest line": (lambda d: check_one("auto", None, 1, b'{"cnf": "f.cnf", "proof": '
+                                          b'"f.drup"}', Manifest(str(d))),
+                      {"converter.unique_keys", "scanner.parse_cnf", "scanner.text stream"}),
+    "command check": (lambda d: main("check", str(d / "f.json")),
+                      {"request reader", "converter.unique_keys"}),
+    "command request --check": (lambda d: main("request", "--check", "--cnf", str(d / "f.cnf"),
+                                               "--proof", str(d / "f.drup")),
+                                {"scanner.parse_cnf", "scanner.text stream"}),
+    "command request": (lambda d: main("request", "--cnf", str(d / "f.cnf"), "--proof",
+                                       str(d / "f.drup")),
+                        {"scanner.parse_cnf", "scanner.text stream"}),
+}
+
+
+@pytest.mark.parametrize("door", DOORS)
+def test_the_pure_twins_are_used_through_every_door(door: str, calls: Counter[str],
+                                                    files: Path) -> None:
+    run, parts = DOORS[door]
+    run(files)
+    missing = {part for part in parts if calls[part] == 0}
+    assert not missing, (door, dict(calls))
+
+
+def test_the_choice_is_made_once_and_asked_for_at_call_time() -> None:
+    # No module keeps its own copy of a twin: the old module-level captures
+    # (dimacs._scanner, _validate._convert, ...) are gone.
+    from sat_claim_check import _jsontext, _validate
+    for module in (dimacs, _validate, _jsontext):
+        kept = [name for name, value in vars(module).items()
+                if value in (_engine._chosen["converter"], _engine._chosen["scanner"],
+                             _engine._chosen["request_reader"])
+                or getattr(value, "__self__", None) in _engine._chosen.values()]
+        assert kept == [], (module.__name__, kept)
