@@ -15,7 +15,6 @@ Python object per step.
 from __future__ import annotations
 
 import functools
-import threading
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from itertools import islice
@@ -47,6 +46,8 @@ BATCH = 4096
 ARRAY_CHUNK = 1 << 16
 
 _Call = TypeVar("_Call", bound=Callable[..., Any])
+ALREADY_RUNNING = ("this Checker is already running a call (one call at a time: not from "
+                   "its progress callback, not from a second thread)")
 
 
 def _one_call_at_a_time(method: _Call) -> _Call:
@@ -56,22 +57,23 @@ def _one_call_at_a_time(method: _Call) -> _Call:
     second thread) is refused with RuntimeError and ends the Checker: the
     running call holds a half-checked step.  Any exception a call lets out
     ends the Checker too, so a step taken (from ``feed()``'s iterable, say) is
-    either checked or never answered for."""
+    either checked or never answered for.  (``add`` and ``delete`` do the
+    same in ``_one``, without the wrapper's cost: they are called per step.)"""
+    name = method.__name__
+
     @functools.wraps(method)
     def alone(self: Checker, *args: Any) -> Any:
-        if not self._busy.acquire(blocking=False):
-            self._closed = f"{method.__name__}() was called while another call ran"
-            raise RuntimeError("this Checker is already running a call (one call at a "
-                               "time: not from its progress callback, not from a second "
-                               "thread)")
+        try:
+            self._idle.pop()
+        except IndexError:
+            self._refuse(name)
         try:
             return method(self, *args)
         except BaseException as exc:
-            if self._closed is None:
-                self._closed = f"{method.__name__}() raised {type(exc).__name__}"
+            self._raised(f"{name}()", exc)
             raise
         finally:
-            self._busy.release()
+            self._idle.append(True)
     return alone  # type: ignore[return-value]
 
 
@@ -150,7 +152,9 @@ class Checker:
     def _open(self, num_vars: int, clause_offsets: array[int], clause_lits: array[int],
               settings: _Settings) -> None:
         limits, progress = settings.limits, settings.progress
-        self._busy = threading.Lock()       # held by the call running (_one_call_at_a_time)
+        # One token, taken by the call running (list.pop is atomic, and cheaper
+        # than a lock: add() and delete() take it per step).
+        self._idle = [True]
         self._closed: str | None = None     # why every call now raises, or None
         self._engine = settings.name
         self._num_vars = num_vars
@@ -181,44 +185,52 @@ class Checker:
 
     # -- steps ----------------------------------------------------------------
 
-    @_one_call_at_a_time
     def add(self, lits: Sequence[int]) -> None:
         """Check the next step, {"add": lits}: a lemma that must be RUP; return None."""
         self._one("add", STEP_ADD, lits)
 
-    @_one_call_at_a_time
     def delete(self, lits: Sequence[int]) -> None:
         """Check the next step, {"delete": lits}: remove a clause with these
         literals; return None."""
         self._one("delete", STEP_DELETE, lits)
 
     def _one(self, key: str, kind: int, value: Any) -> None:
-        """One step, {key: value}: what _take([{key: value}]) does, with less to build.
+        """One step, {key: value}: what _take([{key: value}]) does, with less to build,
+        one call at a time (as ``_one_call_at_a_time`` does, inline).
 
         The kernel's feed_step takes the common step (a plain list of plain ints
         in range, within the limits) as it is; it declines any other, changing
         nothing, and the exact way (one_step, then feed) finds its error or kind."""
-        if self._closed is not None or self._failed is not None:
-            self._check_open()
-            return
         try:
-            status = self._kernel.feed_step(kind, value, self._max_steps - self._steps,
-                                            self._max_literals - self._literals)
-            if status is None:
-                lits = one_step(key, value, self._steps, self._literals, self._num_vars,
-                                self._limits, self._one_kind, self._one_offsets)
-                status = self._kernel.feed(self._one_kind, self._one_offsets, lits)[0]
-                value = lits
-        except BaseException as exc:
-            self._closed = f"step {self._steps} raised {type(exc).__name__}"
-            if isinstance(exc, MemoryError):
+            self._idle.pop()
+        except IndexError:
+            self._refuse(key)
+        try:
+            if self._closed is not None or self._failed is not None:
+                self._check_open()
+                return
+            try:
+                status = self._kernel.feed_step(kind, value, self._max_steps - self._steps,
+                                                self._max_literals - self._literals)
+                if status is None:
+                    lits = one_step(key, value, self._steps, self._literals, self._num_vars,
+                                    self._limits, self._one_kind, self._one_offsets)
+                    status = self._kernel.feed(self._one_kind, self._one_offsets, lits)[0]
+                    value = lits
+            except MemoryError:
+                self._closed = f"step {self._steps} raised MemoryError"
                 self._out_of_memory(self._steps + 1, self._literals + len(value))
+                raise
+            if status == STATUS_VALID:
+                self._steps += 1
+                self._literals += len(value)
+            else:
+                self._stop(status, 0, list(value))
+        except BaseException as exc:
+            self._raised(f"step {self._steps}", exc)
             raise
-        if status == STATUS_VALID:
-            self._steps += 1
-            self._literals += len(value)
-        else:
-            self._stop(status, 0, list(value))
+        finally:
+            self._idle.append(True)
 
     @_one_call_at_a_time
     def feed(self, steps: Iterable[Any]) -> None:
@@ -298,6 +310,17 @@ class Checker:
             self._closed = "the work cap was passed"
             raise work_limit_error(self._steps, self._limits.max_propagation_work)
         self._failed = clause
+
+    def _refuse(self, call: str) -> NoReturn:
+        """A call while another runs: end the Checker, and say why."""
+        self._closed = f"{call}() was called while another call ran"
+        raise RuntimeError(ALREADY_RUNNING)
+
+    def _raised(self, what: str, exc: BaseException) -> None:
+        """``what`` (a call, or a step) is letting ``exc`` out: the Checker ends,
+        keeping the reason it had when it had one."""
+        if self._closed is None:
+            self._closed = f"{what} raised {type(exc).__name__}"
 
     def _out_of_memory(self, steps: int, literals: int) -> None:
         """While a MemoryError is handled: raise the limit error that the sizes
