@@ -158,22 +158,24 @@ def test_slow_connections_cost_their_slots_not_the_service(server: Server, slack
             sock.close()
 
 
-def test_a_request_on_an_open_connection_is_never_turned_away_by_the_count(server: Server):
-    # An established keep-alive connection is served while the others are full
-    # of slow ones (uvicorn's own cap answered 503 to every request then).
-    conn = server.connection()
+def test_a_connection_in_a_request_is_never_closed_to_make_room(server: Server):
+    # A request under way (its headers in, its body coming) keeps its
+    # connection while slow ones crowd in past --max-connections: only those
+    # waiting for headers are closed to make room, the longest waiting first.
+    sock = socket.create_connection(("127.0.0.1", server.port))
     slow = []
     try:
-        conn.request("GET", "/healthz")
-        assert conn.getresponse().read()
+        sock.sendall(raw_request(SAT) + SAT[:10])
+        time.sleep(0.2)                     # its headers are read
         for _ in range(40):
-            sock = socket.create_connection(("127.0.0.1", server.port))
-            sock.sendall(b"POST /v1")
-            slow.append(sock)
-        conn.request("GET", "/healthz")
-        response = conn.getresponse()
-        assert response.status == 200 and json.loads(response.read())["status"] == "ok"
+            other = socket.create_connection(("127.0.0.1", server.port))
+            other.sendall(b"POST /v1")
+            slow.append(other)
+        sock.sendall(SAT[10:])
+        status, body = read_response(sock)
+        assert (status, json.loads(body)["valid"]) == (200, True)
+        assert sum(closed_by_peer(other, 0.01) for other in slow) >= 40 - 32
     finally:
-        conn.close()
-        for sock in slow:
-            sock.close()
+        sock.close()
+        for other in slow:
+            other.close()
