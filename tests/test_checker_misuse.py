@@ -311,3 +311,13 @@ def test_a_checker_is_not_copied(engine, how):
     # The refusal costs the checker nothing.
     checker.add([])
     assert checker.finish().result["valid"]
+
+
+def test_a_checker_is_made_once(engine):
+    # __init__ again, from the progress callback or on an ended Checker, would
+    # give it a new kernel under the old one's counts.
+    checker = scc.Checker(FULL, engine=engine)
+    checker.add([2])
+    with pytest.raises(RuntimeError, match="a Checker is made once"):
+        checker.__init__(FULL, engine=engine)
+    assert later_calls(checker) == ALL_REFUSED

@@ -134,3 +134,16 @@ def test_the_end_of_a_proof_without_the_empty_clause_is_explained(tmp_path, dele
     else:
         assert lines[1].startswith(PREFIX) and lines[1].endswith(said)
     assert len(lines) == 2
+
+
+def test_the_end_is_explained_in_the_reading_that_was_checked_again(tmp_path):
+    # "2 0, d 2 0" read strictly loses the unit: with a final 0 it still fails
+    # (lemma_not_rup); read leniently the delete is ignored, and the clauses
+    # alive at the end propagate to a conflict.  The line says which reading.
+    (tmp_path / "f.cnf").write_text(FULL_CNF)
+    (tmp_path / "f.drup").write_text("2 0\nd 2 0\n")
+    code, _, err = cli_text("request", "--cnf", str(tmp_path / "f.cnf"), "--proof",
+                            str(tmp_path / "f.drup"), "--check", "--explain")
+    assert code == 1
+    assert err.splitlines()[-1] == (PREFIX + "read leniently, the clauses alive after the "
+                                    "last step propagate to a conflict: the proof " + CONFLICT)

@@ -151,3 +151,12 @@ def test_a_symlink_swapped_after_the_check_is_caught_when_opened(tree: Path,
     line = json.dumps({"cnf": "swap.cnf", "proof": "php5.drup"}).encode()
     _, text = check_one("auto", None, 1, line, manifest)
     assert json.loads(text)["message"] == "'swap.cnf' is outside the manifest root"
+
+
+@posix
+def test_a_path_is_read_as_written_within_the_root(tree: Path) -> None:
+    # "php5.cnf/" names no file, root or not (the root resolved it away once).
+    lines = [{"id": "slash", "cnf": "php5.cnf/", "proof": "php5.drup"}]
+    for args in ((), ("--manifest-root", str(tree / "root"))):
+        code, out = run_manifest(tree, lines, *args)
+        assert code == 2 and out[0]["message"] == "cannot read 'php5.cnf/': Not a directory"

@@ -15,11 +15,12 @@ import json
 import os
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
 import sat_claim_check as scc
-from sat_claim_check import _checker
+from sat_claim_check import _checker, _engine, cli, dimacs
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="caps the address space with RLIMIT_AS")
@@ -146,3 +147,52 @@ def test_memory_that_runs_out_within_the_contract_is_not_the_request(monkeypatch
         checker.add([1, -1])
     with pytest.raises(RuntimeError):
         checker.finish()
+
+
+class _StarvedScanner:
+    """The scanner in use, but running out of memory from its second whole-text
+    scan on (the first, of the first mebibyte, has seen the header)."""
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+        self.calls = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def parse_cnf(self, *args: Any) -> Any:
+        self.calls += 1
+        if self.calls > 1:
+            raise MemoryError
+        return self._real.parse_cnf(*args)
+
+
+@pytest.mark.parametrize("door", ["run_files", "request_from_files", "command"])
+def test_memory_that_runs_out_reading_a_cnf(tmp_path, monkeypatch, capsys, door):
+    # A CNF whose scan runs out of memory: the header's counts explain it (before,
+    # run_files and request --check let the MemoryError out: "out of memory").
+    clauses = 400_000
+    cnf = tmp_path / "big.cnf"
+    cnf.write_text(f"p cnf 3 {clauses}\n" + "1 -2 3 0\n" * clauses)
+    (tmp_path / "f.drup").write_text("0\n")
+    scanner = _StarvedScanner(_engine.scanner())
+    monkeypatch.setitem(_engine._chosen, "scanner", scanner)
+    unlimited = scc.Limits.unlimited()
+    if door == "command":
+        code = cli.main(["request", "--check", "--unlimited", "--cnf", str(cnf),
+                         "--proof", str(tmp_path / "f.drup")])
+        out, err = capsys.readouterr()
+        assert code == 2
+        error = json.loads(out)
+        assert "raising the limits cannot help" in err
+    else:
+        with pytest.raises(scc.LimitExceeded) as info:
+            if door == "run_files":
+                dimacs.run_files(cnf, tmp_path / "f.drup", limits=unlimited)
+            else:
+                dimacs.request_from_files(cnf, tmp_path / "f.drup", limits=unlimited)
+        error = info.value.to_dict()
+        assert info.value.out_of_memory
+    assert scanner.calls == 2
+    assert (error["limit"], error["actual"], error["max"]) == (
+        "max_clauses", clauses, unlimited.max_clauses)

@@ -7,6 +7,7 @@ MiB; connections that never finished their headers stayed open for ever, and
 512 of them made every request, /healthz included, get 503.
 """
 
+import contextlib
 import json
 import re
 import socket
@@ -179,3 +180,46 @@ def test_a_connection_in_a_request_is_never_closed_to_make_room(server: Server):
         sock.close()
         for other in slow:
             other.close()
+
+
+def test_a_client_that_never_reads_its_answers_is_dropped(server: Server, slack: float):
+    # Pipelined requests whose answers fill the sockets: the server's writes
+    # wait, and the header deadline holds for them too.  Before, such a
+    # connection was held for ever, and a few of them (each "in a request")
+    # locked every new client out.
+    hogs = []
+    try:
+        for _ in range(2):
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.connect(("127.0.0.1", server.port))
+            sock.setblocking(False)
+            hogs.append(sock)
+        request = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n" * 20_000
+        for sock in hogs:
+            with contextlib.suppress(BlockingIOError):
+                sock.send(request)
+        dropped = set()
+        deadline = time.monotonic() + 10 * slack    # the sockets' buffers fill first
+        while time.monotonic() < deadline and len(dropped) < len(hogs):
+            dropped |= {i for i, sock in enumerate(hogs) if reset_or_closed(sock)}
+            time.sleep(0.2)
+        assert len(dropped) == len(hogs)
+        assert server.health()["status"] == "ok"
+    finally:
+        for sock in hogs:
+            sock.close()
+
+
+def reset_or_closed(sock):
+    """Whether the server has dropped ``sock``, looked at without reading (which
+    would let the server write on): a reset leaves its error on the socket."""
+    if sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR):
+        return True
+    try:
+        sock.setblocking(False)
+        return sock.recv(1, socket.MSG_PEEK) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True

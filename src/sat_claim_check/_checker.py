@@ -125,6 +125,8 @@ class Checker:
     a Checker is not shared between threads.
     """
 
+    _closed: str | None         # why every call now raises, or None
+
     def __init__(self, cnf: Any, *, engine: EngineName = "auto",
                  limits: Limits | None = None, deletions: Deletions = "strict",
                  progress: Progress | None = None) -> None:
@@ -151,11 +153,14 @@ class Checker:
 
     def _open(self, num_vars: int, clause_offsets: array[int], clause_lits: array[int],
               settings: _Settings) -> None:
+        if hasattr(self, "_idle"):      # __init__ called again, from a callback or later
+            self._closed = "__init__() was called again"
+            raise RuntimeError("a Checker is made once: make a new one for another check")
         limits, progress = settings.limits, settings.progress
         # One token, taken by the call running (list.pop is atomic, and cheaper
         # than a lock: add() and delete() take it per step).
         self._idle = [True]
-        self._closed: str | None = None     # why every call now raises, or None
+        self._closed = None
         self._engine = settings.name
         self._num_vars = num_vars
         self._limits = limits

@@ -215,7 +215,11 @@ def explanation_of(report: Report, step_of: StepOf, rerun: Rerun,
         except LimitExceeded:
             conflict = None         # the extra step passes the work cap: nothing to say
         else:
-            lines.append(_CONFLICT_AT_END if conflict else _NO_CONFLICT_AT_END)
+            line = _CONFLICT_AT_END if conflict else _NO_CONFLICT_AT_END
+            if last_lenient and not lenient:    # the reading of the line before
+                line = line.replace("explain: the clauses", "explain: read leniently, the "
+                                    "clauses", 1)
+            lines.append(line)
     return Explanation(report, second, tuple(lines), conflict)
 
 

@@ -16,7 +16,9 @@ once (a FIFO with no writer would hold the batch for ever), without waiting
 for anything.  With a ``root`` (``--manifest-root DIR``) a path that resolves
 outside that directory, through ``..`` or a symbolic link, is refused before
 it is opened, and the file opened is checked again to be inside it: a batch
-run for others reads their files only.
+run for others reads their files only.  A hard link or a mount point inside
+the root is the root's: the system decides who may make one (Linux's
+``fs.protected_hardlinks`` stops a user linking a file they cannot read).
 
 Every fault is an error object for its line, never a traceback: a malformed
 manifest line is invalid_input with the manifest key at fault as ``field``; a
@@ -152,24 +154,24 @@ def _opened(files: dict[str, str], root: str | None) -> Iterator[dict[str, IO[by
 
 def _open_regular(path: str, root: str | None) -> IO[bytes]:
     """A regular file opened for reading, named ``path`` in messages; _Refused
-    (an OSError) for anything else, or for a file outside ``root``."""
-    target = path
-    if root is not None:
-        target = os.path.realpath(path)
-        if not _inside(target, root):
-            raise _Refused(0, "is outside the manifest root", path)
+    (an OSError) for anything else, or for a file outside ``root``.
 
-    def opener(_: str, flags: int) -> int:
-        # O_NONBLOCK: a FIFO opens at once, writer or not (and is refused below).
-        try:
-            fd = os.open(target, flags | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
-        except OSError as exc:
-            raise OSError(exc.errno, exc.strerror, path) from None
+    What the path leads to is looked at before it is opened (opening some
+    devices does something: a tape rewinds), and again on the descriptor
+    opened, in case the path changed in between."""
+    if root is not None and not _inside(os.path.realpath(path), root):
+        raise _Refused(0, "is outside the manifest root", path)
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise _Refused(0, _NOT_REGULAR, path)
+
+    def opener(name: str, flags: int) -> int:
+        # O_NONBLOCK: a FIFO put in the file's place opens at once, writer or
+        # not (and is refused below).
+        fd = os.open(name, flags | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise _Refused(0, "is not a regular file: a batch reads only regular files "
-                                  "(not a FIFO, a device or a directory)", path)
-            if root is not None and not _inside(_path_of(fd, target), root):
+                raise _Refused(0, _NOT_REGULAR, path)
+            if root is not None and not _inside(_path_of(fd, name), root):
                 raise _Refused(0, "is outside the manifest root", path)
             os.set_blocking(fd, True)
         except BaseException:
@@ -178,6 +180,10 @@ def _open_regular(path: str, root: str | None) -> IO[bytes]:
         return fd
 
     return open(path, "rb", opener=opener)
+
+
+_NOT_REGULAR = ("is not a regular file: a batch reads only regular files (not a FIFO, a "
+                "device or a directory)")
 
 
 def _path_of(fd: int, name: str) -> str:

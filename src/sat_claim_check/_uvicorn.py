@@ -4,11 +4,13 @@ uvicorn's HTTP protocols are used as they are, with three additions, made in a
 subclass of the one uvicorn would pick (httptools when it is installed, else
 h11):
 
-* **a header deadline**: a connection must complete a request's headers
-  within ``header_timeout`` seconds of opening, or of the end of the previous
-  response; otherwise it is closed.  (uvicorn's keep-alive timeout ends idle
-  connections, but any byte received cancels it: one byte every few seconds
-  held a connection for ever.)
+* **a deadline on waiting for the client**: a connection must complete a
+  request's headers within ``header_timeout`` seconds of opening, or of the
+  end of the previous response, and an answer that cannot be written (the
+  client reads nothing) may wait as long; otherwise the connection is
+  dropped.  (uvicorn's keep-alive timeout ends idle connections, but any byte
+  received cancels it: one byte every few seconds held a connection for ever;
+  and a client that never read its answers held one with nothing armed.)
 * **a bound on input read ahead**: while a request is answered, what a client
   pipelines behind it stays in the socket once ``PIPELINE_BYTES`` of it are
   held (h11's buffer, or httptools' queued requests).  uvicorn resumes reading
@@ -16,9 +18,10 @@ h11):
   pipelines and never reads its answers grew the server by a read (256 KiB)
   per request.
 * **a connection cap that costs the slow, not the service**: past
-  ``max_connections`` open connections, the one that has waited longest for
-  its headers is closed to make room (a new connection is refused only when
-  every open one is in a request).  uvicorn's own cap (``limit_concurrency``)
+  ``max_connections`` open connections, the one that has waited longest on
+  its client (for headers, or for an answer to be read) is dropped to make
+  room (a new connection is refused only when every open one is in a request
+  the server is working on).  uvicorn's own cap (``limit_concurrency``)
   answered 503 to every request, ``/healthz`` included, while its count of
   connections was full, whoever held them.
 
@@ -28,6 +31,9 @@ Needs uvicorn (the ``service`` extra); ``service.serve`` is the public name.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import socket
+import struct
 import time
 from typing import Any
 
@@ -36,6 +42,8 @@ __all__ = ["PIPELINE_BYTES", "bounded_protocol", "serve"]
 # Input held beyond the request being answered, per connection, before reading
 # stops: about one socket read (asyncio reads 256 KiB at a time).
 PIPELINE_BYTES = 256 * 1024
+# SO_LINGER on, with no time to linger: close() resets the connection.
+_RESET = struct.pack("ii", 1, 0)
 
 
 def serve(application: Any, *, host: str, port: int, max_connections: int,
@@ -99,6 +107,7 @@ def bounded_protocol(max_connections: int, header_timeout: float,
             super().connection_made(transport)
             self.flow = BoundedFlow(transport, self)
             self._deadline: asyncio.TimerHandle | None = None
+            self._write_deadline: asyncio.TimerHandle | None = None
             self._waiting_since = 0.0
             self._arm()
             if len(self.connections) > max_connections:
@@ -106,7 +115,19 @@ def bounded_protocol(max_connections: int, header_timeout: float,
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
+            self._disarm_writing()
             super().connection_lost(exc)
+
+        def pause_writing(self) -> None:
+            super().pause_writing()     # the client is not reading: it has a deadline
+            if self._write_deadline is None:
+                self._waiting_since = time.monotonic()
+                self._write_deadline = asyncio.get_running_loop().call_later(
+                    header_timeout, self._too_slow)
+
+        def resume_writing(self) -> None:
+            self._disarm_writing()
+            super().resume_writing()
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
@@ -136,7 +157,10 @@ def bounded_protocol(max_connections: int, header_timeout: float,
 
             def held_ahead(self) -> int:
                 conn = getattr(self, "conn", None)
-                return 0 if conn is None else len(conn.trailing_data[0])
+                if conn is None:
+                    return 0
+                buffer = getattr(conn, "_receive_buffer", None)    # no copy, where it is
+                return len(buffer) if buffer is not None else len(conn.trailing_data[0])
 
         # -- the header deadline and the cap -------------------------------------
 
@@ -151,16 +175,32 @@ def bounded_protocol(max_connections: int, header_timeout: float,
                 self._deadline.cancel()
                 self._deadline = None
 
+        def _disarm_writing(self) -> None:
+            if self._write_deadline is not None:
+                self._write_deadline.cancel()
+                self._write_deadline = None
+
+        def _waiting(self) -> bool:
+            """Whether the connection waits on its client (headers, or reading)."""
+            return self._deadline is not None or self._write_deadline is not None
+
         def _too_slow(self) -> None:
-            self._deadline = None
-            if not self.transport.is_closing():
-                self.transport.close()
+            # A reset, not a close: a close waits to write what the client does
+            # not read, and the system would keep sending it after the socket
+            # is gone (its buffers, megabytes, held until the peer reads).
+            self._disarm()
+            self._disarm_writing()
+            sock = self.transport.get_extra_info("socket")
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _RESET)
+            self.transport.abort()
 
         def _make_room(self) -> None:
-            """Close the connection waiting longest for its headers (this one, when
-            every other is in a request)."""
+            """Drop the connection waiting longest on its client (this one, when
+            every other is in a request the server is working on)."""
             waiting = [c for c in self.connections
-                       if isinstance(c, Bounded) and c._deadline is not None and c is not self]
+                       if isinstance(c, Bounded) and c is not self and c._waiting()]
             oldest = min(waiting, key=lambda c: c._waiting_since, default=self)
             oldest._too_slow()
 

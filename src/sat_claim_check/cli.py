@@ -447,11 +447,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--header-timeout", type=seconds, default=_bounds.HEADER_TIMEOUT,
                        metavar="S",
                        help="seconds a connection has to send a request's headers, from "
-                            "its start or the end of the previous answer, before it is "
-                            f"closed (default {_bounds.HEADER_TIMEOUT:g})")
+                            "its start or the end of the previous answer (and an answer "
+                            "may wait unread), before it is dropped (default "
+                            f"{_bounds.HEADER_TIMEOUT:g})")
     serve.add_argument("--max-connections", type=at_least(1), default=512, metavar="N",
                        help="open connections at most (default 512); past it, the one "
-                            "that has waited longest for its headers is closed to make room")
+                            "that has waited longest on its client is dropped to make room")
     serve.add_argument("--no-access-log", action="store_true",
                        help="do not log a line per request")
     add_engine_options(serve)

@@ -62,7 +62,7 @@ from ._checker import Checker
 from ._engine import resolve, scanner
 from ._sniff import SNIFF_BYTES, looks_binary
 from ._tokens import int32
-from ._validate import check_size, proof_steps, validate_arrays
+from ._validate import check_size, memory_error, proof_steps, validate_arrays
 from .errors import LimitExceeded
 from .limits import Limits
 
@@ -438,6 +438,15 @@ def _whole_tokens(buf: bytearray, end: int) -> memoryview:
     return memoryview(buf)[:cut]
 
 
+class _OutOfMemory(MemoryError):
+    """Reading a whole file ran out of memory; ``last`` is the last scan of the
+    text read before (None when there was none), for the sizes it knew."""
+
+    def __init__(self, last: Any) -> None:
+        super().__init__()
+        self.last = last
+
+
 def _read_scanned(path: _Path, scan: Callable[[Any], Any], settled: Callable[[Any], bool],
                   max_bytes: int, what: str) -> Any:
     """``scan`` of the file's text, read in chunks and no further than needed.
@@ -451,23 +460,28 @@ def _read_scanned(path: _Path, scan: Callable[[Any], Any], settled: Callable[[An
     """
     buf = bytearray()
     next_scan = _bounds.CHUNK
+    last = None                         # the last scan, for _OutOfMemory
     chunks = file_chunks(path)
     with contextlib.closing(chunks):    # closes the file when reading stops early
-        for chunk in chunks:
-            buf += chunk
-            over = len(buf) > max_bytes
-            if over or len(buf) >= next_scan:
-                with _whole_tokens(buf, min(len(buf), max_bytes)) as part:
-                    result = scan(part)
-                if settled(result):
-                    return result
-                if over:
-                    raise too_long(what, max_bytes, _source.path_text(path))
-                run_start = _after_last_whitespace(buf, len(buf))
-                if len(buf) - run_start >= LONGEST_RUN:
-                    raise no_whitespace(what, _source.path_text(path), run_start)
-                next_scan = 2 * len(buf)
-    return scan(buf)
+        try:
+            for chunk in chunks:
+                buf += chunk
+                over = len(buf) > max_bytes
+                if over or len(buf) >= next_scan:
+                    with _whole_tokens(buf, min(len(buf), max_bytes)) as part:
+                        last = scan(part)
+                    if settled(last):
+                        return last
+                    if over:
+                        raise too_long(what, max_bytes, _source.path_text(path))
+                    run_start = _after_last_whitespace(buf, len(buf))
+                    if len(buf) - run_start >= LONGEST_RUN:
+                        raise no_whitespace(what, _source.path_text(path), run_start)
+                    next_scan = 2 * len(buf)
+            return scan(buf)
+        except MemoryError:
+            del buf                     # first: what the error's wording needs is small
+            raise _OutOfMemory(last) from None
 
 
 def no_whitespace(what: str, name: str, offset: int) -> DimacsError:
@@ -489,9 +503,17 @@ def _scan_settled(result: tuple[Any, ...]) -> bool:
 
 def _read_cnf(path: _Path, limits: Limits, max_bytes: int) -> tuple[Any, ...]:
     name = _source.path_text(path)
-    result = _read_scanned(path, lambda data: scanner().parse_cnf(
-        data, limits.max_vars, limits.max_clauses, limits.max_total_literals),
-        _scan_settled, max_bytes, "CNF")
+    try:
+        result = _read_scanned(path, lambda data: scanner().parse_cnf(
+            data, limits.max_vars, limits.max_clauses, limits.max_total_literals),
+            _scan_settled, max_bytes, "CNF")
+    except _OutOfMemory as exc:
+        # The header's counts, when a scan of the text read before saw them.
+        seen = (None, None) if exc.last is None else exc.last[4:6]
+        counts = [(name, count) for name, count in zip(("max_vars", "max_clauses"), seen)
+                  if isinstance(count, int) and count >= 0]
+        _raise_out_of_memory(counts, limits)
+        raise
     code, line, token, value, num_vars, num_clauses, offsets, lits = result
     if code == _codes.SCAN_STOPPED:     # at least one of these is passed
         _raise_passed([("max_vars", num_vars), ("max_clauses", num_clauses),
@@ -499,6 +521,14 @@ def _read_cnf(path: _Path, limits: Limits, max_bytes: int) -> tuple[Any, ...]:
     if code:
         raise _error(code, line, token, value, name, "CNF", (num_vars, num_clauses))
     return num_vars, offsets, lits
+
+
+def _raise_out_of_memory(counts: list[tuple[str, int]], limits: Limits) -> None:
+    """While reading ran out of memory: raise the limit error the sizes seen
+    explain (``_validate.memory_error``), when they do; else return."""
+    error = memory_error(counts, limits) if counts else None
+    if error is not None:
+        raise error from None
 
 
 def _raise_passed(counts: list[tuple[str, int]], limits: Limits) -> None:
@@ -577,7 +607,13 @@ def _read_model(path: _Path, limits: Limits, max_bytes: int) -> list[int]:
             return result.line is not None
         return len(result) > most
 
-    result = _read_scanned(path, scan, settled, max_bytes, "model")
+    try:
+        result = _read_scanned(path, scan, settled, max_bytes, "model")
+    except _OutOfMemory as exc:
+        counts = [] if not isinstance(exc.last, list) else [
+            ("max_assignment_literals", len(exc.last))]
+        _raise_out_of_memory(counts, limits)
+        raise
     if isinstance(result, DimacsError):
         raise result
     _raise_passed([("max_assignment_literals", len(result))], limits)

@@ -444,14 +444,16 @@ def serve(application: Service, *, host: str = "127.0.0.1", port: int = 8000,
     in flight, and then raises the signal again (uvicorn's way): SIGINT comes
     out as KeyboardInterrupt, SIGTERM ends the process.  ``max_connections``
     caps open connections: past it, the connection that has waited longest
-    for its request's headers is closed to make room.  ``header_timeout``:
-    seconds a connection has to complete a request's headers (from its start,
-    or from the end of the previous answer) before it is closed.  What a
+    on its client is dropped to make room.  ``header_timeout``: seconds a
+    connection has to complete a request's headers (from its start, or from
+    the end of the previous answer), and an answer may wait unread, before
+    the connection is dropped.  What a
     client pipelines behind the request being answered is read no further
     than ``_uvicorn.PIPELINE_BYTES`` ahead.  ImportError when uvicorn is not
     installed (``pip install "sat-claim-check[service]"``).
     """
-    if not (isinstance(header_timeout, (int, float)) and header_timeout > 0):
+    if isinstance(header_timeout, bool) or not (
+            isinstance(header_timeout, (int, float)) and header_timeout > 0):
         raise ValueError(f"header_timeout must be a positive number, got {header_timeout!r}")
     _count("max_connections", max_connections, 1)
     from ._uvicorn import serve as serve_on_uvicorn
