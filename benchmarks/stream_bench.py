@@ -22,7 +22,7 @@ then the same proof made ``--times`` longer (after each add, the lemma
 deleted and added again), written to a gzip file and checked by this build.
 
 ``overlap`` times, on each large-tier instance, the two halves apart
-(reading, decompressing and scanning the proof: ``_proof_parts`` alone;
+(reading, decompressing and scanning the proof: ``_proofstream.proof_parts`` alone;
 checking: a Checker fed the parsed arrays) and ``run_files`` whole, best of
 ``--rounds``: with the halves overlapping, ``run_files`` comes close to the
 larger half rather than their sum.
@@ -212,7 +212,7 @@ def pipe(args: argparse.Namespace) -> None:
 
 def overlap(args: argparse.Namespace) -> None:
     import sat_claim_check as scc
-    from sat_claim_check import dimacs
+    from sat_claim_check import _proofstream, dimacs
 
     unlimited = scc.Limits.unlimited()
 
@@ -230,7 +230,7 @@ def overlap(args: argparse.Namespace) -> None:
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for cnf in sorted(CORPUS.glob("l*.cnf")):
         proof = cnf.with_suffix(".drup.gz")
-        read = best(lambda proof=proof: list(dimacs._proof_parts(proof, 1 << 40, "auto")))
+        read = best(lambda proof=proof: list(_proofstream.proof_parts(proof, 1 << 40, "auto")))
         (num_vars, offsets, lits), arrays, _ = dimacs.parse_files(cnf, proof, None, unlimited)
         assert arrays is not None
         kinds, step_offsets, step_lits = arrays

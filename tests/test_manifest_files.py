@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -78,11 +79,17 @@ def test_a_fifo_with_no_writer_gets_its_error_line_at_once(tree: Path, jobs: str
 
 @posix
 def test_a_fifo_is_never_opened_for_a_writer(tree: Path) -> None:
-    # In this process: the check returns (a blocking open would hang the test).
+    # In this process, in a thread: the check returns at once (before, open()
+    # waited for a writer that never came).
     manifest = _manifest.Manifest(str(tree / "root"))
     line = json.dumps({"cnf": "fifo", "proof": "php5.drup"}).encode()
-    _, text = check_one("auto", None, 1, line, manifest)
-    assert "is not a regular file" in json.loads(text)["message"]
+    answers = []
+    thread = threading.Thread(target=lambda: answers.append(
+        check_one("auto", None, 1, line, manifest)), daemon=True)
+    thread.start()
+    thread.join(30)
+    assert not thread.is_alive(), "the check waits for the FIFO's writer"
+    assert "is not a regular file" in json.loads(answers[0][1])["message"]
 
 
 @posix

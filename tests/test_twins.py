@@ -142,8 +142,14 @@ def test_the_pure_twins_are_used_through_every_door(door: str, calls: Counter[st
 def test_the_choice_is_made_once_and_asked_for_at_call_time() -> None:
     # No module keeps its own copy of a twin: the old module-level captures
     # (dimacs._scanner, _validate._convert, ...) are gone.
-    from sat_claim_check import _jsontext, _validate
-    for module in (dimacs, _validate, _jsontext):
+    from sat_claim_check import (
+        _dimacs_text,
+        _jsontext,
+        _proofstream,
+        _validate,
+        _whole_files,
+    )
+    for module in (dimacs, _dimacs_text, _whole_files, _proofstream, _validate, _jsontext):
         kept = [name for name, value in vars(module).items()
                 if value in (_engine._chosen["converter"], _engine._chosen["scanner"],
                              _engine._chosen["request_reader"])

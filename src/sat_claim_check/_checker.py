@@ -223,7 +223,6 @@ class Checker:
                     status = self._kernel.feed(self._one_kind, self._one_offsets, lits)[0]
                     value = lits
             except MemoryError:
-                self._closed = f"step {self._steps} raised MemoryError"
                 self._out_of_memory(self._steps + 1, self._literals + len(value))
                 raise
             if status == STATUS_VALID:

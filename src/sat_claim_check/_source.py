@@ -110,13 +110,14 @@ class Source:
         self._chunk_size = chunk_size
         self.bytes_read = 0
         self.compression = None
-        self._owned = not (isinstance(path, str) and path == "-") and not is_open_file(path)
+        self._owned = False         # standard input and open files are their owners' to close
         if is_open_file(path):
             self.name = path_text(path)
             self._file: IO[bytes] = cast("IO[bytes]", path)
-        elif self._owned:
+        elif not (isinstance(path, str) and path == "-"):
             self.name = path_text(path)
             self._file = open(cast("_Path", path), "rb")    # noqa: SIM115 (closed by close())
+            self._owned = True
         else:
             self.name = "<stdin>"
             stdin = getattr(sys.stdin, "buffer", None)

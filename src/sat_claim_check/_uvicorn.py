@@ -37,6 +37,8 @@ import struct
 import time
 from typing import Any
 
+from ._bounds import HEADER_TIMEOUT
+
 __all__ = ["PIPELINE_BYTES", "bounded_protocol", "serve"]
 
 # Input held beyond the request being answered, per connection, before reading
@@ -46,10 +48,29 @@ PIPELINE_BYTES = 256 * 1024
 _RESET = struct.pack("ii", 1, 0)
 
 
-def serve(application: Any, *, host: str, port: int, max_connections: int,
-          header_timeout: float, access_log: bool) -> None:
-    """Run ``application`` on uvicorn with the bounds above, until SIGINT or
-    SIGTERM (see ``service.serve``); ImportError without uvicorn."""
+def serve(application: Any, *, host: str = "127.0.0.1", port: int = 8000,
+          max_connections: int = 512, header_timeout: float = HEADER_TIMEOUT,
+          access_log: bool = True) -> None:
+    """Run ``application`` (a ``service.Service``) on uvicorn until SIGINT or
+    SIGTERM; returns None.  ``sat_claim_check.service.serve`` is this.
+
+    On a signal the server stops accepting connections, answers the requests
+    in flight, and then raises the signal again (uvicorn's way): SIGINT comes
+    out as KeyboardInterrupt, SIGTERM ends the process.  ``max_connections``
+    caps open connections: past it, the connection that has waited longest
+    on its client is dropped to make room.  ``header_timeout``: seconds a
+    connection has to complete a request's headers (from its start, or from
+    the end of the previous answer), and an answer may wait unread, before
+    the connection is dropped.  What a client pipelines behind the request
+    being answered is read no further than PIPELINE_BYTES ahead.  ValueError
+    for a setting out of range; ImportError when uvicorn is not installed
+    (``pip install "sat-claim-check[service]"``).
+    """
+    if isinstance(header_timeout, bool) or not (
+            isinstance(header_timeout, (int, float)) and header_timeout > 0):
+        raise ValueError(f"header_timeout must be a positive number, got {header_timeout!r}")
+    if type(max_connections) is not int or max_connections < 1:
+        raise ValueError(f"max_connections must be an int >= 1, got {max_connections!r}")
     try:
         import uvicorn
         from uvicorn.config import LOGGING_CONFIG
@@ -61,7 +82,7 @@ def serve(application: Any, *, host: str, port: int, max_connections: int,
         "sat_claim_check": {"handlers": ["default"], "level": "INFO", "propagate": False}}}
     config = uvicorn.Config(application, host=host, port=port, lifespan="on",
                             log_config=log_config, access_log=access_log,
-                            http=bounded_protocol(max_connections, header_timeout))
+                            http=bounded_protocol(max_connections, float(header_timeout)))
     uvicorn.Server(config).run()
 
 

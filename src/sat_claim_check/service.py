@@ -35,10 +35,11 @@ from collections.abc import Awaitable, Iterable, MutableMapping
 from importlib import resources
 from typing import Any, Callable
 
-from ._bounds import HEADER_TIMEOUT, request_bytes
+from ._bounds import request_bytes
 from ._engine import resolve
 from ._outcome import Outcome, check_json
 from ._types import EngineName
+from ._uvicorn import serve
 from .errors import LimitExceeded
 from .limits import Limits
 
@@ -433,33 +434,6 @@ def create_app(*, limits: Limits | None = None, engine: EngineName = "auto",
     return Service(limits=limits, engine=engine, workers=workers, queue=queue,
                    max_body_bytes=max_body_bytes, body_timeout=body_timeout,
                    retry_after=retry_after)
-
-
-def serve(application: Service, *, host: str = "127.0.0.1", port: int = 8000,
-          max_connections: int = 512, header_timeout: float = HEADER_TIMEOUT,
-          access_log: bool = True) -> None:
-    """Run ``application`` on uvicorn until SIGINT or SIGTERM; returns None.
-
-    On a signal the server stops accepting connections, answers the requests
-    in flight, and then raises the signal again (uvicorn's way): SIGINT comes
-    out as KeyboardInterrupt, SIGTERM ends the process.  ``max_connections``
-    caps open connections: past it, the connection that has waited longest
-    on its client is dropped to make room.  ``header_timeout``: seconds a
-    connection has to complete a request's headers (from its start, or from
-    the end of the previous answer), and an answer may wait unread, before
-    the connection is dropped.  What a
-    client pipelines behind the request being answered is read no further
-    than ``_uvicorn.PIPELINE_BYTES`` ahead.  ImportError when uvicorn is not
-    installed (``pip install "sat-claim-check[service]"``).
-    """
-    if isinstance(header_timeout, bool) or not (
-            isinstance(header_timeout, (int, float)) and header_timeout > 0):
-        raise ValueError(f"header_timeout must be a positive number, got {header_timeout!r}")
-    _count("max_connections", max_connections, 1)
-    from ._uvicorn import serve as serve_on_uvicorn
-
-    serve_on_uvicorn(application, host=host, port=port, max_connections=max_connections,
-                     header_timeout=float(header_timeout), access_log=access_log)
 
 
 app = create_app()
