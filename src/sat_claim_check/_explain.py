@@ -25,7 +25,7 @@ from ._validate import Validated, request_step, validate
 from .errors import LimitExceeded
 
 if TYPE_CHECKING:
-    from ._types import EngineName
+    from ._types import EngineName, KernelModule, KernelName
     from .limits import Limits
 
 # What step_of(s) returns: a request step, {"add": [...]} or {"delete": [...]}.
@@ -34,8 +34,17 @@ StepOf = Callable[[int], Mapping[str, Sequence[float]]]
 # leniently or not, with one more step {"add": []} at the end when ``close``.
 Rerun = Callable[[bool, bool], Report]
 
-__all__ = ["Explanation", "explain", "explain_lines", "explanation_of", "step_text",
-           "with_empty_clause", "worth_lenient", "worth_rerun"]
+__all__ = [
+    "Explanation",
+    "explain",
+    "explain_lines",
+    "explanation_of",
+    "rerun_of",
+    "step_text",
+    "with_empty_clause",
+    "worth_lenient",
+    "worth_rerun",
+]
 
 # Ignored steps listed in full up to this many; more are shortened.
 LISTED = 10
@@ -165,10 +174,15 @@ def explain(request: dict[str, Any], *, engine: EngineName = "auto",
         assert v.step_lits is not None
         return request_step(v.step_kinds, v.step_offsets, v.step_lits, s)
 
+    return explanation_of(strict, step_of, rerun_of(v, name, module, limits),
+                          (v.clause_offsets, v.clause_lits))
+
+
+def rerun_of(v: Validated, name: KernelName, module: KernelModule, limits: Limits) -> Rerun:
+    """The ``rerun`` of ``explanation_of`` for a validated request."""
     def rerun(lenient: bool, close: bool) -> Report:
         return run_validated(closed(v) if close else v, name, module, limits, None, lenient)
-
-    return explanation_of(strict, step_of, rerun, (v.clause_offsets, v.clause_lits))
+    return rerun
 
 
 def closed(v: Validated) -> Validated:

@@ -27,7 +27,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 from . import __version__, _bounds
 from ._batch import FAILED, Progress, available_cpus, default_worker_memory, run_batch
 from ._batch import Outcome as BatchOutcome
-from ._check import DELETIONS, run_validated
+from ._check import DELETIONS
 from ._codes import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
@@ -38,9 +38,9 @@ from ._codes import (
 )
 from ._engine import ENGINES, implementations, resolve
 from ._explain import (
-    closed,
     explain_lines,
     explanation_of,
+    rerun_of,
     with_empty_clause,
     worth_lenient,
     worth_rerun,
@@ -644,14 +644,10 @@ def command_check(args: argparse.Namespace) -> int:
     elif args.explain and outcome.report is not None:
         # None for sat: step_of is never called.
         proof = cast("ProofArrays", (v.step_kinds, v.step_offsets, v.step_lits))
-
-        def rerun(lenient: bool, close: bool) -> Report:
-            return run_validated(closed(v) if close else v, name, module, limits, None,
-                                 lenient)
-
-        lenient = args.deletions == "lenient"
         explanation = explanation_of(outcome.report, lambda s: request_step(*proof, s),
-                                     rerun, (v.clause_offsets, v.clause_lits), None, lenient)
+                                     rerun_of(v, name, module, limits),
+                                     (v.clause_offsets, v.clause_lits), None,
+                                     args.deletions == "lenient")
         for line in explanation.lines:
             say(line)
     return outcome.exit_code
