@@ -37,13 +37,13 @@ def extensions():
     # One extension per .pyx; C helpers in csrc/ are header-only (static inline).
     exts = [
         Extension(
-            "sat_claim_check." + os.path.splitext(os.path.basename(pyx))[0],
+            os.path.splitext(os.path.relpath(pyx, "src"))[0].replace(os.sep, "."),
             sources=[pyx],
             include_dirs=["csrc"],
             depends=sorted(glob.glob("csrc/*.h")),
             extra_compile_args=compile_args,
         )
-        for pyx in sorted(glob.glob("src/sat_claim_check/*.pyx"))
+        for pyx in sorted(glob.glob("src/sat_claim_check/**/*.pyx", recursive=True))
     ]
     return cythonize(exts, compiler_directives=directives, annotate=ANNOTATE)
 

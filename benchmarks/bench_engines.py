@@ -18,10 +18,10 @@ import time
 from pathlib import Path
 
 import sat_claim_check as scc
-from sat_claim_check import _engine_c
-from sat_claim_check._jsontext import dumps, loads
-from sat_claim_check._report import unsat_outcome
-from sat_claim_check._validate import validate
+from sat_claim_check._core.jsontext import dumps, loads
+from sat_claim_check._core.report import unsat_outcome
+from sat_claim_check._core.validate import validate
+from sat_claim_check._engines import kernel_c
 from sat_claim_check.limits import CONTRACT_LIMITS
 
 HERE = Path(__file__).resolve().parent
@@ -114,7 +114,7 @@ def time_split(request, repeats):
     stages = {
         "JSON read (strict loads)": lambda: loads(text),
         "validation + conversion": lambda: validate(request, CONTRACT_LIMITS),
-        "kernel (compiled)": lambda: _engine_c.Kernel(
+        "kernel (compiled)": lambda: kernel_c.Kernel(
             v.num_vars, v.clause_offsets, v.clause_lits, v.step_kinds, v.step_offsets,
             v.step_lits, CONTRACT_LIMITS.max_propagation_work).run(),
     }

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from sat_claim_check import _parse_c, _parse_py
+from sat_claim_check._engines import scan_c, scan_py
 
 DEFAULT_CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 
@@ -61,7 +61,7 @@ def main() -> None:
     args = parser.parse_args()
     path = max(args.corpus.glob("l00*.drup.gz"), key=lambda p: p.stat().st_size)
     text = gzip.decompress(path.read_bytes())
-    code, _, _, _, kinds, offsets, lits = _parse_c.parse_drup(text)
+    code, _, _, _, kinds, offsets, lits = scan_c.parse_drup(text)
     assert code == 0
     binary = encode(kinds, offsets, lits)
     steps = len(kinds)
@@ -72,16 +72,16 @@ def main() -> None:
         print(f"  {what:44} {seconds * 1e3:8.1f} ms {size / seconds / 1e6:7.1f} MB/s "
               f"{steps / seconds / 1e6:6.2f} M steps/s")
 
-    line("text, parse_drup (compiled, whole)", best(lambda: _parse_c.parse_drup(text), 5),
+    line("text, parse_drup (compiled, whole)", best(lambda: scan_c.parse_drup(text), 5),
          len(text))
     for chunk in (1 << 16, 1 << 20, len(binary)):
         line(f"binary, BinaryDrupStream (compiled, {chunk} B)",
-             best(streamed(_parse_c.BinaryDrupStream, binary, chunk), 5), len(binary))
+             best(streamed(scan_c.BinaryDrupStream, binary, chunk), 5), len(binary))
     if args.pure:
-        line("text, parse_drup (pure, whole)", best(lambda: _parse_py.parse_drup(text), 1),
+        line("text, parse_drup (pure, whole)", best(lambda: scan_py.parse_drup(text), 1),
              len(text))
         line("binary, BinaryDrupStream (pure, 1 MiB)",
-             best(streamed(_parse_py.BinaryDrupStream, binary, 1 << 20), 1), len(binary))
+             best(streamed(scan_py.BinaryDrupStream, binary, 1 << 20), 1), len(binary))
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ MEASURE = r"""
 import gzip, json, sys, time
 from pathlib import Path
 import sat_claim_check as scc
-from sat_claim_check import _jsontext
+from sat_claim_check._core import jsontext as _jsontext
 from sat_claim_check.dimacs import run_files
 
 corpus, n_large, repeat = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])

@@ -58,8 +58,8 @@ def corpus_lines(corpus: Path) -> list[bytes]:
 def batch_input(args: argparse.Namespace, more: str) -> tuple[list[bytes], bytes]:
     """The corpus's lines --copies times, and the input they make; says what
     it is (and ``more``)."""
-    from sat_claim_check._batch import available_cpus
-    from sat_claim_check._engine import implementations
+    from sat_claim_check._batch.local import available_cpus
+    from sat_claim_check._engines import implementations
 
     base = corpus_lines(args.corpus)
     if not base:
@@ -117,8 +117,8 @@ def main() -> None:
     import dask
     import distributed
 
-    from sat_claim_check import _batch
     from sat_claim_check import dask as on_dask
+    from sat_claim_check._batch import local as _batch
 
     logging.getLogger("distributed").setLevel(logging.ERROR)    # its notes on closing
     lines, data = batch_input(args, f"dask {dask.__version__}, distributed "
@@ -223,7 +223,7 @@ def main() -> None:
 
 def local_only(args: argparse.Namespace) -> None:
     """batch --jobs 1 against --jobs 2, alternating rounds (--local)."""
-    from sat_claim_check import _batch
+    from sat_claim_check._batch import local as _batch
 
     lines, data = batch_input(args, f"load average {os.getloadavg()[0]:.2f}")
 

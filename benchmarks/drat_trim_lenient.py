@@ -40,7 +40,7 @@ from typing import Any
 
 import sat_claim_check as scc
 from sat_claim_check import dimacs
-from sat_claim_check._engine import default_engine
+from sat_claim_check._engines import default_engine
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CORPUS = Path(os.environ.get("SAT_CLAIM_CHECK_CORPUS",

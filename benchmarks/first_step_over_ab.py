@@ -3,7 +3,7 @@
     python benchmarks/first_step_over_ab.py [--corpus DIR] [--rounds 5]
 
 For each large-tier proof, ``_validate``'s converter runs with the compiled
-``first_step_over`` and with ``_convert_py.first_step_over`` patched in,
+``first_step_over`` and with ``convert_py.first_step_over`` patched in,
 alternating, in one process; best of --rounds each, then the ratio.
 """
 
@@ -14,7 +14,9 @@ import os
 import time
 from pathlib import Path
 
-from sat_claim_check import _convert_py, _engine, dimacs
+from sat_claim_check import _engines as _engine
+from sat_claim_check import dimacs
+from sat_claim_check._engines import convert_py
 from sat_claim_check.limits import Limits
 
 HERE = Path(__file__).resolve().parent
@@ -28,7 +30,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     converter = _engine.converter()
-    ways = {"pure": _convert_py.first_step_over, "compiled": converter.first_step_over}
+    ways = {"pure": convert_py.first_step_over, "compiled": converter.first_step_over}
     if ways["pure"] is ways["compiled"]:
         raise SystemExit("the compiled converter is not built: nothing to compare")
     cnfs = sorted(args.corpus.glob("l*.cnf"))

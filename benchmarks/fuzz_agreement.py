@@ -32,9 +32,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import proofgen
 
-from sat_claim_check import _codes
-from sat_claim_check import _engine_c as comp
-from sat_claim_check import _engine_py as ref
+from sat_claim_check._core import codes as _codes
+from sat_claim_check._engines import kernel_c as comp
+from sat_claim_check._engines import kernel_py as ref
 
 BIG = 10 ** 12
 STATUS_NAMES = {getattr(_codes, n): n for n in dir(_codes) if n.startswith("STATUS_")}

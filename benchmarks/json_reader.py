@@ -40,12 +40,12 @@ from typing import Any
 from bench_engines import maximal_request
 
 import sat_claim_check as scc
-from sat_claim_check import _engine_c
-from sat_claim_check._check import run_validated
-from sat_claim_check._jsontext import dumps, loads
-from sat_claim_check._request_c import read_request
-from sat_claim_check._types import Result
-from sat_claim_check._validate import Validated, validate, validated_from_text
+from sat_claim_check._core.check import run_validated
+from sat_claim_check._core.jsontext import dumps, loads
+from sat_claim_check._core.types import Result
+from sat_claim_check._core.validate import Validated, validate, validated_from_text
+from sat_claim_check._engines import kernel_c
+from sat_claim_check._engines.request_c import read_request
 from sat_claim_check.errors import CheckError
 from sat_claim_check.limits import CONTRACT_LIMITS as LIMITS
 
@@ -54,11 +54,11 @@ DEFAULT_CORPUS = HERE.parent.parent / "shared" / "corpus"
 
 
 def from_text_reader(text: bytes) -> Result:
-    return run_validated(validated_from_text(text, LIMITS), "compiled", _engine_c, LIMITS).result
+    return run_validated(validated_from_text(text, LIMITS), "compiled", kernel_c, LIMITS).result
 
 
 def from_text_exact(text: bytes) -> Result:
-    return run_validated(validate(loads(text), LIMITS), "compiled", _engine_c, LIMITS).result
+    return run_validated(validate(loads(text), LIMITS), "compiled", kernel_c, LIMITS).result
 
 
 def exact_read(text: bytes) -> Validated:
@@ -68,7 +68,7 @@ def exact_read(text: bytes) -> Validated:
 def run_kernel(v: Validated) -> tuple[int, int, int, int]:
     """The compiled kernel on an unsat claim's arrays: (status, step, steps, work)."""
     assert v.step_kinds is not None and v.step_offsets is not None and v.step_lits is not None
-    return _engine_c.Kernel(v.num_vars, v.clause_offsets, v.clause_lits, v.step_kinds,
+    return kernel_c.Kernel(v.num_vars, v.clause_offsets, v.clause_lits, v.step_kinds,
                             v.step_offsets, v.step_lits, LIMITS.max_propagation_work).run()
 
 

@@ -1,7 +1,7 @@
 """Kernel-only time of the compiled engine on the corpus's unsat proofs.
 
 Validation is done once per request, outside the timing; each request's time
-is the best of ``--repeat`` runs of ``_engine_c.Kernel(...).run()`` (building
+is the best of ``--repeat`` runs of ``kernel_c.Kernel(...).run()`` (building
 the kernel included), and the script prints the median over the contract-tier
 unsat proofs, the total, and nanoseconds per unit of propagation work.  With
 ``--large`` it also times the large tier's ``dimacs.run_files`` (files named
@@ -10,7 +10,7 @@ unsat proofs, the total, and nanoseconds per unit of propagation work.  With
 ``--baseline DIR`` compares with another build on the contract tier (and, with
 ``--large``, on the large tier's kernels too): DIR holds a built
 ``sat_claim_check`` package (a copy of ``src/sat_claim_check`` with its
-compiled ``_engine_c``, say from an earlier commit); its kernel is loaded under
+compiled ``kernel_c``, say from an earlier commit); its kernel is loaded under
 another name and timed interleaved with this one, proof by proof, so the ratio
 holds on a noisy machine.  Both must return the same outcome on every proof.
 
@@ -45,24 +45,24 @@ def best(f, repeat):
 
 
 def load_baseline(directory):
-    """The ``_engine_c`` module of the build in ``directory``, under another name."""
+    """The ``kernel_c`` module of the build in ``directory``, under another name."""
     import importlib.machinery
     import importlib.util
     import sys
     import types
 
     # This build's kernel first: loading the other one may also register it as
-    # sat_claim_check._engine_c, and then an import would find that one.
-    from sat_claim_check import _engine_c  # noqa: F401
+    # sat_claim_check._engines.kernel_c, and then an import would find that one.
+    from sat_claim_check._engines import kernel_c  # noqa: F401
 
     package = Path(directory, "sat_claim_check")
-    so = next(p for p in package.glob("_engine_c.*") if p.suffix in (".so", ".pyd"))
+    so = next(p for p in package.glob("kernel_c.*") if p.suffix in (".so", ".pyd"))
     # The kernel imports its codes relatively (from . import _codes): a package
     # of that name, without running its __init__, finds the other build's.
     parent = types.ModuleType("sat_claim_check_baseline")
     parent.__path__ = [str(package)]
     sys.modules[parent.__name__] = parent
-    name = "sat_claim_check_baseline._engine_c"
+    name = "sat_claim_check_baseline.kernel_c"
     loader = importlib.machinery.ExtensionFileLoader(name, str(so))
     spec = importlib.util.spec_from_file_location(name, str(so), loader=loader)
     module = importlib.util.module_from_spec(spec)
@@ -71,8 +71,8 @@ def load_baseline(directory):
 
 
 def contract_tier(corpus, repeat, rows_shown, baseline=None):
-    from sat_claim_check import _engine_c
-    from sat_claim_check._validate import validate
+    from sat_claim_check._core.validate import validate
+    from sat_claim_check._engines import kernel_c
     from sat_claim_check.limits import CONTRACT_LIMITS as L
 
     rows = []
@@ -87,7 +87,7 @@ def contract_tier(corpus, repeat, rows_shown, baseline=None):
         v = validate(r, L)
         args = (v.num_vars, v.clause_offsets, v.clause_lits, v.step_kinds,
                 v.step_offsets, v.step_lits, L.max_propagation_work)
-        out = _engine_c.Kernel(*args).run()
+        out = kernel_c.Kernel(*args).run()
         if out[3] != e["work"] and out[0] != 5:
             raise SystemExit(f"{e['name']}: work {out[3]}, expected {e['work']}")
         if baseline is not None:
@@ -96,10 +96,10 @@ def contract_tier(corpus, repeat, rows_shown, baseline=None):
             t = tb = float("inf")
             for _ in range(repeat):
                 tb = min(tb, best(lambda args=args: baseline.Kernel(*args).run(), 1))
-                t = min(t, best(lambda args=args: _engine_c.Kernel(*args).run(), 1))
+                t = min(t, best(lambda args=args: kernel_c.Kernel(*args).run(), 1))
             base_times.append(tb * 1e3)
         else:
-            t = best(lambda args=args: _engine_c.Kernel(*args).run(), repeat)
+            t = best(lambda args=args: kernel_c.Kernel(*args).run(), repeat)
         rows.append((e["name"][:40], t * 1e3, e["work"], v.num_vars, len(v.step_kinds)))
     total = sum(x[1] for x in rows)
     work = sum(x[2] for x in rows)
@@ -122,7 +122,7 @@ def contract_tier(corpus, repeat, rows_shown, baseline=None):
 
 def large_tier(corpus, names, repeat, baseline=None):
     import sat_claim_check as scc
-    from sat_claim_check import _engine_c
+    from sat_claim_check._engines import kernel_c
     from sat_claim_check.dimacs import parse_files, run_files
     from sat_claim_check.limits import CEILINGS
 
@@ -143,7 +143,7 @@ def large_tier(corpus, names, repeat, baseline=None):
         if baseline is not None:
             # The kernels alone, interleaved (the order alternating), on the
             # validated arrays.
-            from sat_claim_check._validate import validate_arrays
+            from sat_claim_check._core.validate import validate_arrays
             (nv, co, cl), proof, _ = parse_files(cnf, drup, None,
                                                  limits=scc.Limits.unlimited())
             v = validate_arrays(nv, co, cl, proof=proof, limits=scc.Limits.unlimited())
@@ -151,7 +151,7 @@ def large_tier(corpus, names, repeat, baseline=None):
                     CEILINGS["max_propagation_work"])
             best_new = best_base = float("inf")
             for r in range(repeat):
-                for module in (_engine_c, baseline) if r % 2 else (baseline, _engine_c):
+                for module in (kernel_c, baseline) if r % 2 else (baseline, kernel_c):
                     t = best(lambda module=module, args=args: module.Kernel(*args).run(), 1)
                     if module is baseline:
                         best_base = min(best_base, t)

@@ -70,19 +70,19 @@ def baseline_rss():
 
 
 def parser_throughput(paths):
-    from sat_claim_check import _parse_py
+    from sat_claim_check._engines import scan_py
     try:
-        from sat_claim_check import _parse_c
+        from sat_claim_check._engines import scan_c
     except ImportError:
-        _parse_c = None
+        scan_c = None
     data = [gzip.decompress(p.read_bytes()) for p in paths]
     size = sum(map(len, data)) / 1e6
     out = {}
-    for name, module in (("compiled", _parse_c), ("pure", _parse_py)):
+    for name, module in (("compiled", scan_c), ("pure", scan_py)):
         if module is None:
             continue
         best = float("inf")
-        for _ in range(3 if module is _parse_c else 1):
+        for _ in range(3 if module is scan_c else 1):
             t0 = time.perf_counter()
             for d in data:
                 assert module.parse_drup(d)[0] == 0

@@ -39,7 +39,7 @@ import time
 from pathlib import Path
 
 import sat_claim_check as scc
-from sat_claim_check import _engine
+from sat_claim_check import _engines as _engine
 from sat_claim_check.service import EXECUTE_PATH
 
 CORPUS = Path(os.environ.get("SAT_CLAIM_CHECK_CORPUS",
@@ -74,8 +74,8 @@ def gil_free_fraction(bodies, repeat=3):
     """The share of check_json's time spent in the two parts that release the
     GIL, the compiled request reader and Kernel.run (each holds it briefly
     around its loop, so this is an upper bound), best of ``repeat`` passes."""
-    from sat_claim_check import _validate
-    from sat_claim_check._engine import resolve
+    from sat_claim_check._core import validate as _validate
+    from sat_claim_check._engines import resolve
 
     _, module = resolve("auto")
     limits = scc.Limits()

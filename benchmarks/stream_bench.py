@@ -212,7 +212,8 @@ def pipe(args: argparse.Namespace) -> None:
 
 def overlap(args: argparse.Namespace) -> None:
     import sat_claim_check as scc
-    from sat_claim_check import _proofstream, dimacs
+    from sat_claim_check import dimacs
+    from sat_claim_check._io import proofstream as _proofstream
 
     unlimited = scc.Limits.unlimited()
 

@@ -156,9 +156,9 @@ problems = []
 required = [
     "pyproject.toml", "setup.py", "README.md", "CHANGELOG.md", "CONTRIBUTING.md", "LICENSE",
     "pytest.ini", "PKG-INFO", "examples/php5-unsat.json",
-    "src/sat_claim_check/_engine_c.pyx",
-    "src/sat_claim_check/_engine_c.pxd",
-    "src/sat_claim_check/_engine_c.pyi",
+    "src/sat_claim_check/_engines/kernel_c.pyx",
+    "src/sat_claim_check/_engines/kernel_c.pxd",
+    "src/sat_claim_check/_engines/kernel_c.pyi",
     "src/sat_claim_check/py.typed",
     "src/sat_claim_check/schemas/input.schema.json",
     "src/sat_claim_check/schemas/output.schema.json",
@@ -212,7 +212,7 @@ import sys
 import zipfile
 
 names = zipfile.ZipFile(sys.argv[1]).namelist()
-kernel = [n for n in names if n.startswith("sat_claim_check/_engine_c.")
+kernel = [n for n in names if n.startswith("sat_claim_check/_engines/kernel_c.")
           and n.endswith((".so", ".pyd"))]
 generated = [n for n in names if n.endswith((".c", ".html"))]
 print("kernel:", kernel)
@@ -267,7 +267,7 @@ run_tests() {
     # The import proves the kernel is there; the location proves it is the
     # installed copy, never a checkout.
     "$venv/bin/python" -I -c '
-import sys, sat_claim_check, sat_claim_check._engine_c as c
+import sys, sat_claim_check, sat_claim_check._engines.kernel_c as c
 print(c.__file__)
 sys.exit(0 if sys.prefix in c.__file__ else "not the installed package: " + c.__file__)'
     "$venv/bin/python" -Im sat_claim_check --version | tee "$run_dir/version.txt"

@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 import sat_claim_check as scc
-from sat_claim_check import _convert_py, _engine
+from sat_claim_check import _engines as _engine
+from sat_claim_check._engines import convert_py
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -74,7 +75,7 @@ def outcome(request: Any, engine: str, limits: scc.Limits | None = None) -> Outc
 
 # The request converter with no fast path at all: validation is the plain Python walk.
 WALK_ONLY = SimpleNamespace(flatten=lambda *args: None, flatten_steps=lambda *args: None,
-                            mark_out_of_range=_convert_py.mark_out_of_range)
+                            mark_out_of_range=convert_py.mark_out_of_range)
 
 
 def outcome_walk(request: Any, monkeypatch: pytest.MonkeyPatch,
@@ -173,7 +174,7 @@ def kill_workers_on(monkeypatch: pytest.MonkeyPatch, marker: bytes) -> None:
     import multiprocessing
     import signal
 
-    from sat_claim_check import _batch
+    from sat_claim_check._batch import local as _batch
 
     real = _batch.check_line
 
@@ -189,7 +190,7 @@ def kill_workers_on(monkeypatch: pytest.MonkeyPatch, marker: bytes) -> None:
 def spy_on_tasks(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """The lines (bytes, a refusal's str, or a Span) of every task the batch
     gives a worker, as it gives them."""
-    from sat_claim_check import _batch
+    from sat_claim_check._batch import local as _batch
 
     given_lines: list[Any] = []
     real = _batch._Worker.give

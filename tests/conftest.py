@@ -43,13 +43,13 @@ def engine(request):
     an error, never a silent skip; only --no-compiled deselects it.
     """
     if request.param == "compiled":
-        importlib.import_module("sat_claim_check._engine_c")
+        importlib.import_module("sat_claim_check._engines.kernel_c")
     return request.param
 
 
 # The parts that come as twins besides the kernel, and their modules.
-TWINS = {"converter": ("_convert_c", "_convert_py"), "scanner": ("_parse_c", "_parse_py"),
-         "request_reader": ("_request_c", "_request_py")}
+TWINS = {"converter": ("convert_c", "convert_py"), "scanner": ("scan_c", "scan_py"),
+         "request_reader": ("request_c", "request_py")}
 
 
 @pytest.fixture(params=[pytest.param("compiled", marks=pytest.mark.compiled), "pure"])
@@ -58,12 +58,12 @@ def twins(request, monkeypatch):
     "pure", put in place where the package chooses them (``_engine``): every
     door in this process then uses them.  The kernel is ``engine``'s to pick.
     (A missing compiled module is an error, never a skip.)"""
-    from sat_claim_check import _engine
+    from sat_claim_check import _engines as _engine
 
     for part, names in TWINS.items():
         name = names[0] if request.param == "compiled" else names[1]
         monkeypatch.setitem(_engine._chosen, part,
-                            importlib.import_module(f"sat_claim_check.{name}"))
+                            importlib.import_module(f"sat_claim_check._engines.{name}"))
     return request.param
 
 

@@ -23,7 +23,7 @@ Everything is a function of the ``random.Random`` passed in.
 import random
 from array import array
 
-from sat_claim_check._codes import (
+from sat_claim_check._core.codes import (
     STEP_ADD,
     STEP_ADD_OUT_OF_RANGE,
     STEP_DELETE,

@@ -17,7 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sat_claim_check as scc
-from sat_claim_check import _convert_py, _engine, _validate
+from sat_claim_check import _engines as _engine
+from sat_claim_check._core import validate as _validate
+from sat_claim_check._engines import convert_py
 
 pytestmark = pytest.mark.compiled
 
@@ -176,9 +178,9 @@ def validated_or_error(request):
 
 
 @pytest.mark.compiled
-@pytest.mark.parametrize("converter", [_convert_py, WALK_ONLY], ids=["pure", "walk"])
+@pytest.mark.parametrize("converter", [convert_py, WALK_ONLY], ids=["pure", "walk"])
 def test_fast_validation_equals_the_python_walk(monkeypatch, converter):
-    assert _engine.converter().__name__ == "sat_claim_check._convert_c"
+    assert _engine.converter().__name__ == "sat_claim_check._engines.convert_c"
     samples = list(requests("validation", 300))
     compiled = [validated_or_error(r) for r in samples]
     monkeypatch.setitem(_engine._chosen, "converter", converter)
@@ -193,7 +195,7 @@ def test_fast_validation_equals_the_python_walk(monkeypatch, converter):
     [("\ud800", 1)], [("a", "\udfff")], [("a", ["\ud800"])], [("é", "ü")],
 ])
 def test_compiled_json_object_hook_equals_the_python_one(pairs):
-    from sat_claim_check import _convert_c
+    from sat_claim_check._engines import convert_c
 
     def called(hook):
         try:
@@ -201,4 +203,4 @@ def test_compiled_json_object_hook_equals_the_python_one(pairs):
         except ValueError as exc:
             return ("ValueError", str(exc))
 
-    assert called(_convert_c.unique_keys) == called(_convert_py.unique_keys)
+    assert called(convert_c.unique_keys) == called(convert_py.unique_keys)

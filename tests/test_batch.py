@@ -6,7 +6,7 @@ import pytest
 from _helpers import cli_text
 
 import sat_claim_check as scc
-from sat_claim_check._jsontext import dumps
+from sat_claim_check._core.jsontext import dumps
 from sat_claim_check.cli import main
 
 UNSAT_VALID = {"cnf": {"num_vars": 1, "clauses": [[1], [-1]]}, "claim": "unsat",

@@ -26,9 +26,9 @@ from typing import Any
 import pytest
 
 import sat_claim_check as scc
-from sat_claim_check import _batch
-from sat_claim_check._batch import CHUNK_LINES, DEATHS, FAILED, Progress, run_batch
-from sat_claim_check._jsontext import dumps
+from sat_claim_check._batch import local as _batch
+from sat_claim_check._batch.local import CHUNK_LINES, DEATHS, FAILED, Progress, run_batch
+from sat_claim_check._core.jsontext import dumps
 from sat_claim_check.errors import CheckError, InvalidInput, LimitExceeded
 
 HAS_PROC = os.path.isdir("/proc/self")

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 from _helpers import REPO, cli, kill_workers_on
 
-from sat_claim_check import _batch
-from sat_claim_check._envelope import line_id
-from sat_claim_check._jsontext import dumps
+from sat_claim_check._batch import local as _batch
+from sat_claim_check._batch.envelope import line_id
+from sat_claim_check._core.jsontext import dumps
 
 EXAMPLES = REPO / "examples"
 SAT = {"cnf": {"num_vars": 2, "clauses": [[1], [-2]]}, "claim": "sat", "assignment": [1, -2]}

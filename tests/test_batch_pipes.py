@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 import sat_claim_check as scc
-from sat_claim_check import _batch
-from sat_claim_check._batch import CHUNK_LINES
-from sat_claim_check._jsontext import dumps
+from sat_claim_check._batch import local as _batch
+from sat_claim_check._batch.local import CHUNK_LINES
+from sat_claim_check._core.jsontext import dumps
 
 needs_workers = pytest.mark.skipif(_batch.available_cpus() < 2, reason="--jobs 2 needs two CPUs")
 JOBS = [1, pytest.param(2, marks=needs_workers)]

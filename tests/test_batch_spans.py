@@ -19,8 +19,8 @@ from _helpers import kill_workers_on, spy_on_tasks
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sat_claim_check import _batch
-from sat_claim_check._batch import FAILED, Span, numbered_lines, numbered_spans, read_span
+from sat_claim_check._batch import local as _batch
+from sat_claim_check._batch.local import FAILED, Span, numbered_lines, numbered_spans, read_span
 
 needs_workers = pytest.mark.skipif(_batch.available_cpus() < 2, reason="--jobs 2 needs two CPUs")
 needs_fork = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),

@@ -18,8 +18,8 @@ from _helpers import spy_on_tasks
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sat_claim_check import _batch
-from sat_claim_check._batch import Span, numbered_lines, numbered_spans, read_span
+from sat_claim_check._batch import local as _batch
+from sat_claim_check._batch.local import Span, numbered_lines, numbered_spans, read_span
 
 needs_workers = pytest.mark.skipif(_batch.available_cpus() < 2, reason="--jobs 2 needs two CPUs")
 

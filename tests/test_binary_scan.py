@@ -23,8 +23,9 @@ from _binary import cut, encode, leb128, scan_chunks, steps_of, text
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sat_claim_check import _codes, _parse_py
-from sat_claim_check._sniff import SNIFF_BYTES, looks_binary
+from sat_claim_check._core import codes as _codes
+from sat_claim_check._engines import scan_py
+from sat_claim_check._io.sniff import SNIFF_BYTES, looks_binary
 
 OK = _codes.SCAN_OK
 ERR_TOKEN = _codes.SCAN_ERR_TOKEN
@@ -39,25 +40,25 @@ DRAT_TRIM = Path("/work/tools/drat-trim-bin")
 def stream_class(request):
     """BinaryDrupStream of one twin (the compiled one imported directly: a
     missing extension is an error; --no-compiled deselects it)."""
-    name = "_parse_c" if request.param == "compiled" else "_parse_py"
-    return importlib.import_module(f"sat_claim_check.{name}").BinaryDrupStream
+    name = "scan_c" if request.param == "compiled" else "scan_py"
+    return importlib.import_module(f"sat_claim_check._engines.{name}").BinaryDrupStream
 
 
 def _compiled_class():
-    return importlib.import_module("sat_claim_check._parse_c").BinaryDrupStream
+    return importlib.import_module("sat_claim_check._engines.scan_c").BinaryDrupStream
 
 
 def _both(data: bytes, points) -> tuple:
     """The pure twin's answer for data cut at points; the compiled twin must
     give the same."""
     chunks = cut(data, points)
-    pure = scan_chunks(_parse_py.BinaryDrupStream(), chunks, with_starts=True)
+    pure = scan_chunks(scan_py.BinaryDrupStream(), chunks, with_starts=True)
     assert scan_chunks(_compiled_class()(), chunks, with_starts=True) == pure
     return pure[:7]
 
 
 def _text_arrays(proof_text: bytes) -> tuple:
-    code, _, _, _, kinds, offsets, lits = _parse_py.parse_drup(proof_text)
+    code, _, _, _, kinds, offsets, lits = scan_py.parse_drup(proof_text)
     assert code == OK
     return kinds, offsets, lits
 

@@ -23,12 +23,16 @@ from copy import deepcopy
 import pytest
 
 import sat_claim_check as scc
-from sat_claim_check import _bounds, _codes, _engine, _jsontext, cli, dimacs
-from sat_claim_check._batch import numbered_lines, skip_bytes
-from sat_claim_check._jsontext import SHORT_DIGITS, LongInteger, dumps, loads
-from sat_claim_check._parse_py import parse_cnf as py_parse_cnf
-from sat_claim_check._parse_py import parse_drup as py_parse_drup
-from sat_claim_check._validate import number_text
+from sat_claim_check import _engines as _engine
+from sat_claim_check import cli, dimacs
+from sat_claim_check._batch.local import numbered_lines, skip_bytes
+from sat_claim_check._core import codes as _codes
+from sat_claim_check._core import jsontext as _jsontext
+from sat_claim_check._core.jsontext import SHORT_DIGITS, LongInteger, dumps, loads
+from sat_claim_check._core.validate import number_text
+from sat_claim_check._engines.scan_py import parse_cnf as py_parse_cnf
+from sat_claim_check._engines.scan_py import parse_drup as py_parse_drup
+from sat_claim_check._io import bounds as _bounds
 from sat_claim_check.dimacs import DimacsError, request_from_dimacs, request_from_files, run_files
 
 LIMITS = scc.Limits()
@@ -89,7 +93,7 @@ def test_without_stop_limits_nothing_changes(parser):
 
 @pytest.mark.compiled
 def test_both_scanners_stop_at_the_same_place_on_random_text():
-    compiled = importlib.import_module("sat_claim_check._parse_c")
+    compiled = importlib.import_module("sat_claim_check._engines.scan_c")
     rng = random.Random(20250611)
     pieces = ["0", "1", "-2", "3", "00", "d", "c", "p", "%", "x", " ", " ", "\t", "\n", "\n",
               "p cnf 3 4\n", "p cnf 9 2\n", "d 1 2 0\n", "1 -3 0\n", "0\n", "0" * 12 + "7"]
@@ -130,7 +134,7 @@ def test_the_pure_scanner_reads_long_tokens(token, value):
 @pytest.mark.compiled
 @pytest.mark.parametrize("token", [t for t, _ in LONG_TOKENS], ids=range(len(LONG_TOKENS)))
 def test_long_tokens_compiled_equals_pure(token):
-    compiled = importlib.import_module("sat_claim_check._parse_c")
+    compiled = importlib.import_module("sat_claim_check._engines.scan_c")
     for text in (b"1 " + token + b" 0\n", b"d " + token + b" 0\n1 0\n"):
         assert compiled.parse_drup(text) == py_parse_drup(text)
     for text in (b"p cnf 3 1\n1 " + token + b" 0\n", b"p cnf " + token + b" 0\n",

@@ -35,7 +35,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sat_claim_check as scc
-from sat_claim_check import _checker, _codes, _validate, dimacs
+from sat_claim_check import dimacs
+from sat_claim_check._core import checker as _checker
+from sat_claim_check._core import codes as _codes
+from sat_claim_check._core import validate as _validate
 
 BIG = scc.Limits.unlimited()
 CORPUS = corpus_dir()
@@ -45,7 +48,7 @@ CORPUS = corpus_dir()
     pytest.param("compiled", marks=pytest.mark.compiled), "reference"])
 def engine(request: pytest.FixtureRequest) -> str:
     if request.param == "compiled":
-        importlib.import_module("sat_claim_check._engine_c")
+        importlib.import_module("sat_claim_check._engines.kernel_c")
     return str(request.param)
 
 

@@ -28,7 +28,8 @@ import proofgen
 import pytest
 
 import sat_claim_check as scc
-from sat_claim_check import _codes, _validate
+from sat_claim_check._core import codes as _codes
+from sat_claim_check._core import validate as _validate
 
 ENGINES = [pytest.param("compiled", marks=pytest.mark.compiled), "reference"]
 DELETIONS = ["strict", "lenient"]
@@ -42,7 +43,7 @@ LIMITS = scc.Limits(max_vars=5)
 @pytest.fixture(params=ENGINES)
 def engine(request: pytest.FixtureRequest) -> str:
     if request.param == "compiled":
-        importlib.import_module("sat_claim_check._engine_c")
+        importlib.import_module("sat_claim_check._engines.kernel_c")
     return str(request.param)
 
 
@@ -299,8 +300,8 @@ def test_random_mixes_give_runs_report(engine: str, deletions: str, seed: int) -
 
 
 def kernel(engine: str, lenient: bool = False) -> Any:
-    module = importlib.import_module("sat_claim_check._engine_c" if engine == "compiled"
-                                     else "sat_claim_check._engine_py")
+    module = importlib.import_module("sat_claim_check._engines.kernel_c" if engine == "compiled"
+                                     else "sat_claim_check._engines.kernel_py")
     return module.Kernel(3, array("i", [0, 2, 4, 6, 8, 9]),
                          array("i", [1, 2, -1, 2, 1, -2, -1, -2, 3]), None, None, None,
                          10**9, lenient)

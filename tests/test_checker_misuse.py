@@ -13,8 +13,8 @@ import threading
 import pytest
 
 import sat_claim_check as scc
-from sat_claim_check import _engine_py
-from sat_claim_check._codes import STATUS_VALID, STEP_ADD
+from sat_claim_check._core.codes import STATUS_VALID, STEP_ADD
+from sat_claim_check._engines import kernel_py
 
 # The full 2-variable formula: unsat, and every lemma but the right ones fails.
 FULL = {"num_vars": 2, "clauses": [[1, 2], [-1, 2], [1, -2], [-1, -2]]}
@@ -226,7 +226,7 @@ def test_threads_racing_on_one_checker_never_get_a_verdict(engine):
 # -- the kernels refuse the same misuse --------------------------------------------
 
 def kernel_module(engine):
-    return scc._engine.resolve(engine)[1]
+    return scc._engines.resolve(engine)[1]
 
 
 def kernel_reentry(engine, method):
@@ -285,7 +285,7 @@ def test_both_kernels_refuse_a_call_from_their_callback(method):
 
 def test_the_reference_kernel_refuses_a_second_thread():
     # Its lock makes the test and the claim one step, whatever the interleaving.
-    kernel = _engine_py.Kernel(1, [0], [], None, None, None, 10)
+    kernel = kernel_py.Kernel(1, [0], [], None, None, None, 10)
     kernel._busy.acquire()
     try:
         with pytest.raises(RuntimeError, match="already running"):

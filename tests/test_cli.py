@@ -12,7 +12,7 @@ import pytest
 from _helpers import CLI, cli
 
 import sat_claim_check as scc
-from sat_claim_check import _engine
+from sat_claim_check import _engines as _engine
 
 REFERENCE_VERSION = b"r71-sat-1.0.0+dimacs-cnf-1993+resolution-robinson-1965+drup-2013"
 

@@ -139,7 +139,7 @@ def test_report_fields(engine):
 
 def test_auto_engine_names_the_engine_that_ran() -> None:
     # auto is the compiled engine wherever it is built and not switched off.
-    built = importlib.util.find_spec("sat_claim_check._engine_c") is not None
+    built = importlib.util.find_spec("sat_claim_check._engines.kernel_c") is not None
     switched_off = bool(os.environ.get("SAT_CLAIM_CHECK_NO_EXTENSIONS"))
     report = scc.run(unsat(1, [[1], [-1]], [{"add": []}]))
     assert_result(report.result)

@@ -30,9 +30,9 @@ db = pytest.importorskip("dask.bag")
 
 from distributed.diagnostics.plugin import WorkerPlugin  # noqa: E402
 
-from sat_claim_check import _batch  # noqa: E402
 from sat_claim_check import dask as scc_dask  # noqa: E402
-from sat_claim_check._manifest import Manifest  # noqa: E402
+from sat_claim_check._batch import local as _batch  # noqa: E402
+from sat_claim_check._batch.manifest import Manifest  # noqa: E402
 
 EXAMPLES = REPO / "examples"
 MARK = 77777            # a request with this many variables kills its worker (KillOnMark)

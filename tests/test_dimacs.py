@@ -17,9 +17,10 @@ import pytest
 from _helpers import corpus_expected, corpus_instances, observe, outcome
 
 import sat_claim_check as scc
-from sat_claim_check import _codes, _engine
-from sat_claim_check._parse_py import parse_cnf as py_parse_cnf
-from sat_claim_check._parse_py import parse_drup as py_parse_drup
+from sat_claim_check import _engines as _engine
+from sat_claim_check._core import codes as _codes
+from sat_claim_check._engines.scan_py import parse_cnf as py_parse_cnf
+from sat_claim_check._engines.scan_py import parse_drup as py_parse_drup
 from sat_claim_check.dimacs import (
     DimacsError,
     request_from_dimacs,
@@ -300,7 +301,7 @@ def test_a_large_tier_proof_with_raised_limits(corpus):
 
 @pytest.mark.compiled
 def test_compiled_parser_equals_pure_parser_on_random_text() -> None:
-    compiled = importlib.import_module("sat_claim_check._parse_c")
+    compiled = importlib.import_module("sat_claim_check._engines.scan_c")
     rng = random.Random(20240607)
     pieces = ["0", "1", "-2", "3", "12", "-0", "00", "d", "c", "p", "cnf", "%", "x", "+1",
               "2147483647", "-2147483648", "2147483648", " ", " ", " ", "\t", "\r",
@@ -321,7 +322,7 @@ def test_compiled_parser_equals_pure_parser_on_random_text() -> None:
 
 @pytest.mark.compiled
 def test_compiled_parser_equals_pure_parser_on_the_corpus(corpus):
-    compiled = importlib.import_module("sat_claim_check._parse_c")
+    compiled = importlib.import_module("sat_claim_check._engines.scan_c")
     for path in sorted(corpus.glob("c*.cnf"))[:40]:
         data = path.read_bytes()
         assert compiled.parse_cnf(data) == py_parse_cnf(data), path.name

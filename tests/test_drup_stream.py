@@ -19,16 +19,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sat_claim_check import _codes, _parse_py
-from sat_claim_check._parse_py import parse_drup
+from sat_claim_check._core import codes as _codes
+from sat_claim_check._engines import scan_py
+from sat_claim_check._engines.scan_py import parse_drup
 
 WHITESPACE = b" \t\n\r\x0b\x0c"
 
 
 @pytest.fixture(scope="module",
-                params=[pytest.param("_parse_c", marks=pytest.mark.compiled), "_parse_py"])
+                params=[pytest.param("scan_c", marks=pytest.mark.compiled), "scan_py"])
 def twin(request: pytest.FixtureRequest) -> Any:
-    return importlib.import_module(f"sat_claim_check.{request.param}")
+    return importlib.import_module(f"sat_claim_check._engines.{request.param}")
 
 
 def cuts_after_whitespace(data: bytes, rng: random.Random, parts: int) -> list[bytes]:
@@ -73,7 +74,7 @@ def whole(data: bytes) -> tuple[Any, ...]:
     code, line, token, _value, kinds, offsets, lits = parse_drup(data)
     if code == _codes.SCAN_OK:
         return code, line, token, kinds, offsets, lits
-    one_part = streamed(_parse_py, [data])
+    one_part = streamed(scan_py, [data])
     assert one_part[:3] == (code, line, token)
     return one_part
 

@@ -65,19 +65,19 @@ def test_report_names_the_engine(engine):
     assert scc.run(REQUEST, engine=engine).engine == engine
 
 
-TWINS = [("_engine_c", "_engine_py", ["Kernel"]),
-         ("_convert_c", "_convert_py",
+TWINS = [("kernel_c", "kernel_py", ["Kernel"]),
+         ("convert_c", "convert_py",
           ["flatten", "flatten_steps", "mark_out_of_range", "unique_keys"]),
-         ("_parse_c", "_parse_py", ["parse_cnf", "parse_drup", "DrupTextStream",
+         ("scan_c", "scan_py", ["parse_cnf", "parse_drup", "DrupTextStream",
                                     "BinaryDrupStream"]),
-         ("_request_c", "_request_py", ["read_request"])]
+         ("request_c", "request_py", ["read_request"])]
 
 
 @pytest.mark.compiled
 @pytest.mark.parametrize(("compiled", "pure", "names"), TWINS)
 def test_every_compiled_module_has_a_pure_twin_with_the_same_names(compiled, pure, names):
-    compiled = importlib.import_module(f"sat_claim_check.{compiled}")
-    pure = importlib.import_module(f"sat_claim_check.{pure}")
+    compiled = importlib.import_module(f"sat_claim_check._engines.{compiled}")
+    pure = importlib.import_module(f"sat_claim_check._engines.{pure}")
     for name in names:
         c, p = getattr(compiled, name), getattr(pure, name)
         assert parameter_names(c) == parameter_names(p), name
@@ -85,18 +85,18 @@ def test_every_compiled_module_has_a_pure_twin_with_the_same_names(compiled, pur
 
 @pytest.mark.compiled
 def test_the_selector_hands_out_the_compiled_twins_together():
-    from sat_claim_check import _engine
-    assert _engine.resolve("compiled")[1].__name__ == "sat_claim_check._engine_c"
-    assert _engine.converter().__name__ == "sat_claim_check._convert_c"
-    assert _engine.scanner().__name__ == "sat_claim_check._parse_c"
-    assert _engine.request_reader().__name__ == "sat_claim_check._request_c"
+    from sat_claim_check import _engines as _engine
+    assert _engine.resolve("compiled")[1].__name__ == "sat_claim_check._engines.kernel_c"
+    assert _engine.converter().__name__ == "sat_claim_check._engines.convert_c"
+    assert _engine.scanner().__name__ == "sat_claim_check._engines.scan_c"
+    assert _engine.request_reader().__name__ == "sat_claim_check._engines.request_c"
     assert _engine.implementations() == {
         "kernel": "compiled", "converter": "compiled", "scanner": "compiled",
         "json reader": "compiled"}
 
 
 def test_codes_are_distinct_small_ints():
-    from sat_claim_check import _codes
+    from sat_claim_check._core import codes as _codes
     for prefix in ("STEP_", "STATUS_", "SCAN_", "EXIT_"):
         values = [getattr(_codes, n) for n in dir(_codes)
                   if n.startswith(prefix) and n != "STEP_KEYS"]

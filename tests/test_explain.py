@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from _helpers import cli_text, corpus_expected, corpus_instances
 
-from sat_claim_check._jsontext import dumps
+from sat_claim_check._core.jsontext import dumps
 
 PREFIX = "sat-claim-check: explain: "
 

@@ -19,7 +19,7 @@ import pytest
 from _helpers import cli_text, corpus_expected, corpus_instances
 
 import sat_claim_check as scc
-from sat_claim_check._explain import steps_list
+from sat_claim_check._core.explain import steps_list
 
 PREFIX = "sat-claim-check: "
 

@@ -11,7 +11,7 @@ import pytest
 from _helpers import cli
 
 import sat_claim_check as scc
-from sat_claim_check._hints import json_misread_lines, limit_lines, looks_like, misread_lines
+from sat_claim_check._core.hints import json_misread_lines, limit_lines, looks_like, misread_lines
 from sat_claim_check.dimacs import request_from_files
 
 CNF = "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n"

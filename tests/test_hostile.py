@@ -31,13 +31,16 @@ from typing import Any
 import pytest
 
 import sat_claim_check as scc
-from sat_claim_check import _check, _convert_py, _engine, _validate
+from sat_claim_check import _engines as _engine
+from sat_claim_check._core import check as _check
+from sat_claim_check._core import validate as _validate
+from sat_claim_check._engines import convert_py
 
 # -- outcomes on every implementation ---------------------------------------------
 
 # The converter with no fast path at all: validation is the plain Python walk.
 WALK_ONLY = SimpleNamespace(flatten=lambda *args: None, flatten_steps=lambda *args: None,
-                            mark_out_of_range=_convert_py.mark_out_of_range)
+                            mark_out_of_range=convert_py.mark_out_of_range)
 
 
 @contextlib.contextmanager
@@ -62,7 +65,7 @@ def outcome(request: Any, engine: str, limits: scc.Limits | None = None) -> tupl
 def variants() -> list[tuple[str, str, Any]]:
     """(name, engine, converter) for every way this build can check a request."""
     out = [("reference", "reference", _engine.converter()),
-           ("pure converter", "reference", _convert_py),
+           ("pure converter", "reference", convert_py),
            ("plain walk", "reference", WALK_ONLY)]
     if _engine.compiled_available():
         out.append(("compiled", "compiled", _engine.converter()))
@@ -532,7 +535,8 @@ def test_no_copy_in_a_capped_process() -> None:
     # The same request in 600 MB: a copy of its literals would need 8 GB.
     done = run_capped("""
         import json, sat_claim_check as scc
-        from sat_claim_check import _convert_py, _engine
+        from sat_claim_check._engines import convert_py
+        from sat_claim_check import _engines as _engine
         big = [1] * 1_000_000
         request = {"cnf": {"num_vars": 1, "clauses": [[1]]}, "claim": "unsat",
                    "proof": [{"add": big}] * 2000}
@@ -544,7 +548,7 @@ def test_no_copy_in_a_capped_process() -> None:
                 out.append(err.to_dict()["actual"])
             except ImportError:
                 pass
-        _engine._chosen["converter"] = _convert_py
+        _engine._chosen["converter"] = convert_py
         try:
             scc.run(request, engine="reference")
         except scc.CheckError as err:
@@ -566,7 +570,7 @@ def test_a_request_too_big_for_memory_is_limit_exceeded() -> None:
     # Both engines allocate per variable: 2**30 variables do not fit in 1 GB.
     done = run_capped(f"""
         import json, sat_claim_check as scc
-        from sat_claim_check import _engine
+        from sat_claim_check import _engines as _engine
         request = {HUGE!r}
         out = {{}}
         engines = ["reference"] + (["compiled"] if _engine.compiled_available() else [])

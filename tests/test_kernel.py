@@ -24,8 +24,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sat_claim_check import _codes as codes
-from sat_claim_check import _engine_py as ref
+from sat_claim_check._core import codes
+from sat_claim_check._engines import kernel_py as ref
 
 pytestmark = pytest.mark.compiled
 
@@ -39,7 +39,7 @@ PER_CHUNK = 150
 @pytest.fixture(scope="module")
 def comp():
     """The compiled module; a missing extension is an error, not a skip."""
-    return importlib.import_module("sat_claim_check._engine_c")
+    return importlib.import_module("sat_claim_check._engines.kernel_c")
 
 
 def run_both(comp, flat, max_work=BIG):

@@ -27,8 +27,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sat_claim_check import _codes as codes
-from sat_claim_check import _engine_py as ref
+from sat_claim_check._core import codes
+from sat_claim_check._engines import kernel_py as ref
 
 BIG = 10 ** 12
 
@@ -40,13 +40,13 @@ Flat = tuple[int, Any, Any, Any, Any, Any]
 def module(request: pytest.FixtureRequest) -> Any:
     """Each kernel module; a missing compiled extension is an error, not a skip."""
     if request.param == "compiled":
-        return importlib.import_module("sat_claim_check._engine_c")
+        return importlib.import_module("sat_claim_check._engines.kernel_c")
     return ref
 
 
 @pytest.fixture(scope="module")
 def comp() -> Any:
-    return importlib.import_module("sat_claim_check._engine_c")
+    return importlib.import_module("sat_claim_check._engines.kernel_c")
 
 
 def sizes_of(n: int, rng: random.Random, mode: str) -> list[int]:
@@ -448,14 +448,14 @@ def test_peak_memory_does_not_grow_with_the_steps(comp: Any) -> None:
     code = textwrap.dedent("""
         import resource, sys
         from array import array
-        from sat_claim_check import _engine_c
+        from sat_claim_check._engines import kernel_c
         rounds = int(sys.argv[1])
         width, lemmas = 40, 200
         clauses = [[1 + (i + j) % 80 for j in range(width)] for i in range(lemmas)]
         co = array("i", [0]); cl = array("i")
         for c in clauses * 2:
             cl.extend(c); co.append(len(cl))
-        k = _engine_c.Kernel(80, co, cl, None, None, None, 10 ** 15)
+        k = kernel_c.Kernel(80, co, cl, None, None, None, 10 ** 15)
         k.start()
         kinds = array("b", [1, 0] * lemmas)
         lits = array("i"); offs = array("i", [0])

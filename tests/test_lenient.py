@@ -21,8 +21,8 @@ import proofgen
 import pytest
 
 import sat_claim_check as scc
-from sat_claim_check import _codes as codes
-from sat_claim_check import _engine_py
+from sat_claim_check._core import codes
+from sat_claim_check._engines import kernel_py
 
 BIG = 10 ** 12
 
@@ -154,9 +154,9 @@ def test_checker_one_step_at_a_time(engine: str, name: str) -> None:
 
 
 def _kernels() -> list[ModuleType]:
-    modules: list[ModuleType] = [_engine_py]
-    if scc._engine.compiled_available():
-        modules.append(importlib.import_module("sat_claim_check._engine_c"))
+    modules: list[ModuleType] = [kernel_py]
+    if scc._engines.compiled_available():
+        modules.append(importlib.import_module("sat_claim_check._engines.kernel_c"))
     return modules
 
 
@@ -256,5 +256,5 @@ def test_kernel_flag_is_keyword_or_positional() -> None:
 def test_the_deletions_type_names_the_readings() -> None:
     import typing
 
-    from sat_claim_check._check import DELETIONS
+    from sat_claim_check._core.check import DELETIONS
     assert typing.get_args(scc.Deletions) == DELETIONS == ("strict", "lenient")

@@ -29,7 +29,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sat_claim_check as scc
-from sat_claim_check import _codes, _engine_py, dimacs
+from sat_claim_check import dimacs
+from sat_claim_check._core import codes as _codes
+from sat_claim_check._engines import kernel_py
 
 BIG = 10 ** 12
 CORPUS = corpus_dir()
@@ -150,7 +152,7 @@ def _outcome(request: Any, engine: str, deletions: str,
 
 def _agree(request: Any, deletions: str, limits: scc.Limits | None = None) -> tuple[Any, ...]:
     reference = _outcome(request, "reference", deletions, limits)
-    if scc._engine.compiled_available():
+    if scc._engines.compiled_available():
         assert _outcome(request, "compiled", deletions, limits) == reference, request
     return reference
 
@@ -188,10 +190,10 @@ def test_generated_requests_both_readings_near_the_cap(chunk: int) -> None:
 
 
 def _kernels() -> list[Any]:
-    modules: list[Any] = [_engine_py]
-    if scc._engine.compiled_available():
+    modules: list[Any] = [kernel_py]
+    if scc._engines.compiled_available():
         import importlib
-        modules.append(importlib.import_module("sat_claim_check._engine_c"))
+        modules.append(importlib.import_module("sat_claim_check._engines.kernel_c"))
     return modules
 
 
@@ -215,12 +217,12 @@ def test_kernels_fed_in_splits_agree_with_run(chunk: int) -> None:
     rng = random.Random(f"lenient-kernels-{chunk}")
     for request in proofgen.cases(f"lenient-kernels-{chunk}", 100):
         flat = proofgen.to_flat(request)
-        ref = _engine_py.Kernel(*flat, BIG, True)
+        ref = kernel_py.Kernel(*flat, BIG, True)
         want = (ref.run(), list(ref.ignored_deletions), list(ref.reason_deletions))
         assert want[2] == []
         for module in _kernels():
             assert _kernel_fed(module, flat, BIG, rng) == want, module
-            capped = _engine_py.Kernel(*flat, max(0, want[0][3] - 1), True).run()
+            capped = kernel_py.Kernel(*flat, max(0, want[0][3] - 1), True).run()
             got = _kernel_fed(module, flat, max(0, want[0][3] - 1), rng)[0]
             if capped[0] == _codes.STATUS_WORK_LIMIT:   # the compiled one stops sooner
                 assert got[:3] == capped[:3]

@@ -18,7 +18,8 @@ import pytest
 from _helpers import REPO, cli_text
 
 import sat_claim_check as scc
-from sat_claim_check import _batch, dimacs
+from sat_claim_check import dimacs
+from sat_claim_check._batch import local as _batch
 
 EXAMPLES = REPO / "examples"
 REQUEST = EXAMPLES / "tseitin-reason-deleted.json"

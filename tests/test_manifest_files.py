@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from _helpers import REPO, cli
 
-from sat_claim_check import _manifest
-from sat_claim_check._batch import check_one
+from sat_claim_check._batch import manifest as _manifest
+from sat_claim_check._batch.local import check_one
 from sat_claim_check.dimacs import SHOWN
 
 EXAMPLES = REPO / "examples"

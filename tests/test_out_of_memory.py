@@ -20,7 +20,9 @@ from typing import Any
 import pytest
 
 import sat_claim_check as scc
-from sat_claim_check import _checker, _engine, cli, dimacs
+from sat_claim_check import _engines as _engine
+from sat_claim_check import cli, dimacs
+from sat_claim_check._core import checker as _checker
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="caps the address space with RLIMIT_AS")

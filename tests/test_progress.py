@@ -10,7 +10,7 @@ from pathlib import Path
 
 from _helpers import cli
 
-from sat_claim_check._progress import ProgressLine
+from sat_claim_check._batch.console import ProgressLine
 
 
 class Clock:

@@ -1,7 +1,7 @@
 """The compiled request reader against the exact path, on the same JSON text.
 
 ``_validate.validated_from_text`` reads a request's text with the compiled
-reader (``_request_c``) and falls back to ``validate(loads(text))`` when the
+reader (``request_c``) and falls back to ``validate(loads(text))`` when the
 reader declines.  Every case here runs both on the same bytes: the Validated
 fields (types and typecodes included), or the error object, must be equal.
 The texts are valid requests re-serialized with random whitespace and key
@@ -33,9 +33,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sat_claim_check import _engine
-from sat_claim_check._jsontext import loads
-from sat_claim_check._validate import Validated, validate, validated_from_text
+from sat_claim_check import _engines as _engine
+from sat_claim_check._core.jsontext import loads
+from sat_claim_check._core.validate import Validated, validate, validated_from_text
 from sat_claim_check.errors import CheckError
 from sat_claim_check.limits import CEILINGS, CONTRACT_LIMITS, Limits
 

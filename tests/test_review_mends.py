@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sat_claim_check import _convert_py
-from sat_claim_check._manifest import Manifest, check_manifest_line
+from sat_claim_check._batch.manifest import Manifest, check_manifest_line
+from sat_claim_check._engines import convert_py
 
 
 def test_a_manifest_names_the_byte_of_a_binary_proof_error(tmp_path: Path) -> None:
@@ -35,26 +35,26 @@ steps = st.lists(st.lists(st.integers(-40, 40), max_size=5), max_size=8)
 @given(steps=steps, bound=st.one_of(st.integers(0, 45), st.just(1 << 40)), data=st.data())
 def test_the_twins_find_the_same_first_step_over_the_bound(steps: list[list[int]], bound: int,
                                                            data: st.DataObject) -> None:
-    _convert_c = pytest.importorskip("sat_claim_check._convert_c")
+    convert_c = pytest.importorskip("sat_claim_check._engines.convert_c")
     offsets = array("i", [0])
     for step in steps:
         offsets.append(offsets[-1] + len(step))
     lits = array("i", [lit for step in steps for lit in step])
     a = data.draw(st.integers(0, len(steps)))
     b = data.draw(st.integers(a, len(steps)))
-    want = _convert_py.first_step_over(offsets, lits, bound, a, b)
-    assert _convert_c.first_step_over(offsets, lits, bound, a, b) == want
+    want = convert_py.first_step_over(offsets, lits, bound, a, b)
+    assert convert_c.first_step_over(offsets, lits, bound, a, b) == want
     over = [s for s in range(a, b) if any(abs(lit) > bound for lit in steps[s])]
     assert want == (over[0] if over else None)
 
 
 def test_the_compiled_twin_refuses_offsets_that_describe_no_steps() -> None:
-    _convert_c = pytest.importorskip("sat_claim_check._convert_c")
+    convert_c = pytest.importorskip("sat_claim_check._engines.convert_c")
     lits = array("i", [1, 2])
     for offsets, a, b in ((array("i", [0, 3]), 0, 1), (array("i", [0, 2]), 0, 2),
                           (array("i", [1, 0]), 0, 1), (array("i", [0, 2]), -1, 1)):
         with pytest.raises(ValueError, match="offsets do not describe the steps"):
-            _convert_c.first_step_over(offsets, lits, 5, a, b)
+            convert_c.first_step_over(offsets, lits, 5, a, b)
 
 
 # -- a Kernel called again from its own progress callback ------------------------
@@ -63,13 +63,13 @@ REENTRY = r"""
 import sys
 sys.path.insert(0, {tests!r})
 import proofgen
-from sat_claim_check import _engine_c
+from sat_claim_check._engines import kernel_c
 
 n = 4000
 clauses = [[-i, i + 1] for i in range(1, n)] + [[-n, -1]]
 flat = proofgen.to_flat({{"cnf": {{"num_vars": n, "clauses": clauses}}, "claim": "unsat",
                          "proof": [{{"add": [-1]}}, {{"delete": [-1]}}] * 50}})
-k = _engine_c.Kernel(*flat, 10**9)
+k = kernel_c.Kernel(*flat, 10**9)
 
 def progress(steps, work):
     {call}
@@ -78,7 +78,7 @@ try:
     k.run(progress=progress, poll_interval=5)
 except RuntimeError as exc:
     print("refused:", exc)
-print("after:", k.run() == _engine_c.Kernel(*flat, 10**9).run())
+print("after:", k.run() == kernel_c.Kernel(*flat, 10**9).run())
 """
 
 
@@ -89,7 +89,7 @@ print("after:", k.run() == _engine_c.Kernel(*flat, 10**9).run())
     "k._stats()",
 ])
 def test_a_kernel_refuses_calls_from_its_own_progress_callback(call: str) -> None:
-    pytest.importorskip("sat_claim_check._engine_c")
+    pytest.importorskip("sat_claim_check._engines.kernel_c")
     code = REENTRY.format(tests=str(Path(__file__).parent), call=call)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60)
@@ -109,7 +109,7 @@ def cycling_request(cycles: int) -> dict[str, object]:
 
 def test_explain_lists_a_bounded_number_of_reason_deletions() -> None:
     from sat_claim_check import explain
-    from sat_claim_check._explain import LISTED
+    from sat_claim_check._core.explain import LISTED
 
     few, many = explain(cycling_request(3)), explain(cycling_request(300))
     assert len(many.strict.reason_deletions) == 600

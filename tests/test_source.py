@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sat_claim_check._source import MAGIC_BYTES, SourceError, chunks, compression
+from sat_claim_check._io.source import MAGIC_BYTES, SourceError, chunks, compression
 
 COMPRESS = {
     None: lambda data: data,
@@ -141,7 +141,7 @@ def test_a_bomb_is_expanded_a_chunk_at_a_time_under_a_memory_limit(bombs, fmt, e
     # the first chunks must work (expanding the whole member would not).
     script = textwrap.dedent(f"""
         import resource, sys
-        from sat_claim_check._source import chunks
+        from sat_claim_check._io.source import chunks
         def vm():
             for line in open("/proc/self/status"):
                 if line.startswith("VmSize:"):
@@ -224,7 +224,7 @@ def test_a_named_pipe_is_read_as_it_is_written(tmp_path, fmt):
 
 STDIN_SCRIPT = textwrap.dedent("""
     import sys
-    from sat_claim_check._source import chunks
+    from sat_claim_check._io.source import chunks
     source = chunks("-", 7)
     data = b"".join(source)
     source.close()

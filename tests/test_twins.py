@@ -22,9 +22,11 @@ from typing import Any, Callable
 import pytest
 
 import sat_claim_check as scc
-from sat_claim_check import _convert_py, _engine, _parse_py, _request_py, cli, dimacs
-from sat_claim_check._batch import check_one
-from sat_claim_check._manifest import Manifest
+from sat_claim_check import _engines as _engine
+from sat_claim_check import cli, dimacs
+from sat_claim_check._batch.local import check_one
+from sat_claim_check._batch.manifest import Manifest
+from sat_claim_check._engines import convert_py, request_py, scan_py
 
 CNF = "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n"
 PROOF = "2 0\n0\n"
@@ -49,14 +51,14 @@ def calls(monkeypatch):
 
     for name in ("flatten", "flatten_steps", "first_step_over", "mark_out_of_range",
                  "unique_keys"):
-        spy(_convert_py, name, f"converter.{name}")
+        spy(convert_py, name, f"converter.{name}")
     for name in ("parse_cnf", "parse_drup"):
-        spy(_parse_py, name, f"scanner.{name}")
-    spy(_parse_py.DrupTextStream, "scan", "scanner.text stream")
-    spy(_parse_py.BinaryDrupStream, "scan", "scanner.binary stream")
-    spy(_request_py, "read_request", "request reader")
-    for part, module in (("converter", _convert_py), ("scanner", _parse_py),
-                         ("request_reader", _request_py)):
+        spy(scan_py, name, f"scanner.{name}")
+    spy(scan_py.DrupTextStream, "scan", "scanner.text stream")
+    spy(scan_py.BinaryDrupStream, "scan", "scanner.binary stream")
+    spy(request_py, "read_request", "request reader")
+    for part, module in (("converter", convert_py), ("scanner", scan_py),
+                         ("request_reader", request_py)):
         monkeypatch.setitem(_engine._chosen, part, module)
     return counts
 
@@ -142,13 +144,11 @@ def test_the_pure_twins_are_used_through_every_door(door: str, calls: Counter[st
 def test_the_choice_is_made_once_and_asked_for_at_call_time() -> None:
     # No module keeps its own copy of a twin: the old module-level captures
     # (dimacs._scanner, _validate._convert, ...) are gone.
-    from sat_claim_check import (
-        _dimacs_text,
-        _jsontext,
-        _proofstream,
-        _validate,
-        _whole_files,
-    )
+    from sat_claim_check._core import jsontext as _jsontext
+    from sat_claim_check._core import validate as _validate
+    from sat_claim_check._io import dimacs_text as _dimacs_text
+    from sat_claim_check._io import proofstream as _proofstream
+    from sat_claim_check._io import whole_files as _whole_files
     for module in (dimacs, _dimacs_text, _whole_files, _proofstream, _validate, _jsontext):
         kept = [name for name, value in vars(module).items()
                 if value in (_engine._chosen["converter"], _engine._chosen["scanner"],

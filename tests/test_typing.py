@@ -3,8 +3,8 @@
 * mypy --strict (the configuration in pyproject.toml) passes on the package
   and on tests/typing/: a user's script, the mistakes the types must catch,
   and the compiled modules' stubs held to the same protocols as their twins.
-* Each stub (``_engine_c.pyi``, ``_convert_c.pyi``, ``_parse_c.pyi``,
-  ``_request_c.pyi``) has the signatures of its pure twin, and the compiled
+* Each stub (``kernel_c.pyi``, ``convert_c.pyi``, ``scan_c.pyi``,
+  ``request_c.pyi``) has the signatures of its pure twin, and the compiled
   module has the stub's names.
 * The Literal types agree with the runtime tuples and the output schema.
 * Every public name has a docstring that says what it returns; none points
@@ -27,15 +27,17 @@ import pytest
 from _helpers import parameter_names
 
 import sat_claim_check as scc
-from sat_claim_check import _engine, _types, dimacs, pysat
+from sat_claim_check import _engines as _engine
+from sat_claim_check import dimacs, pysat
+from sat_claim_check._core import types as _types
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE_DIR = Path(scc.__file__).resolve().parent
 TYPING_DIR = Path(__file__).resolve().parent / "typing"
 
 PUBLIC_MODULES = (scc, dimacs, pysat)
-TWINS = (("_engine_c", "_engine_py"), ("_convert_c", "_convert_py"), ("_parse_c", "_parse_py"),
-         ("_request_c", "_request_py"))
+TWINS = (("kernel_c", "kernel_py"), ("convert_c", "convert_py"), ("scan_c", "scan_py"),
+         ("request_c", "request_py"))
 
 
 # -- mypy ------------------------------------------------------------------------
@@ -53,7 +55,7 @@ def test_mypy_strict_passes(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Success" in proc.stdout
     # Every module and stub, and the three files of tests/typing/, were checked.
-    files = [*source.glob("*.py"), *source.glob("*.pyi"), *TYPING_DIR.glob("*.py")]
+    files = [*source.rglob("*.py"), *source.rglob("*.pyi"), *TYPING_DIR.glob("*.py")]
     assert f"in {len(files)} source files" in proc.stdout, proc.stdout
 
 
@@ -89,7 +91,7 @@ def _class_annotations(node: ast.ClassDef) -> dict[str, str]:
 
 
 def _parse(name: str) -> ast.Module:
-    return ast.parse((PACKAGE_DIR / name).read_text(encoding="utf-8"))
+    return ast.parse((PACKAGE_DIR / "_engines" / name).read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize(("compiled", "pure"), TWINS)
@@ -113,7 +115,7 @@ def test_stub_has_the_signatures_of_the_pure_twin(compiled: str, pure: str) -> N
             else:
                 assert name in twin_methods, f"{cname}.{name}"
                 assert _signature(node) == _signature(twin_methods[name]), f"{cname}.{name}"
-    if pure != "_engine_py":        # the kernel's helpers are its own business
+    if pure != "kernel_py":        # the kernel's helpers are its own business
         public = {name for name in twin_defs if not name.startswith("_")}
         assert public == set(stub_defs), f"{compiled}.pyi and {pure} differ in names"
 
@@ -122,7 +124,7 @@ def test_stub_has_the_signatures_of_the_pure_twin(compiled: str, pure: str) -> N
 @pytest.mark.parametrize(("compiled", "pure"), TWINS)
 def test_compiled_module_has_the_stub_names(compiled: str, pure: str) -> None:
     # Imported directly: a missing extension is an error (--no-compiled deselects).
-    module = importlib.import_module(f"sat_claim_check.{compiled}")
+    module = importlib.import_module(f"sat_claim_check._engines.{compiled}")
     stub = _parse(compiled + ".pyi")
     for name, node in _defs(stub).items():
         params = [a.arg for a in node.args.args]
@@ -219,7 +221,7 @@ def test_no_docstring_points_at_the_spec() -> None:
         text = pydoc.render_doc(obj, renderer=pydoc.plaintext)
         assert "SPEC" not in text, qualname
     # Every docstring of every Python module of the package, private ones too.
-    for path in sorted(PACKAGE_DIR.glob("*.py")):
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)):
                 doc = ast.get_docstring(node) or ""

@@ -37,7 +37,7 @@ import struct
 import time
 from typing import Any
 
-from ._bounds import HEADER_TIMEOUT
+from ._io.bounds import HEADER_TIMEOUT
 
 __all__ = ["PIPELINE_BYTES", "bounded_protocol", "serve"]
 

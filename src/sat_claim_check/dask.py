@@ -34,7 +34,8 @@ from contextlib import suppress
 from typing import IO, TYPE_CHECKING, Any, cast
 
 from . import __version__
-from ._batch import (
+from ._batch.envelope import line_id
+from ._batch.local import (
     FAILED,
     Checked,
     Numbered,
@@ -51,18 +52,17 @@ from ._batch import (
     failed_line,
     numbered_lines,
 )
-from ._check import contract_limits, lenient_deletions
-from ._codes import EXIT_REJECTED
-from ._engine import ENGINES, resolve
-from ._envelope import line_id
-from ._jsontext import dumps
-from ._manifest import Manifest, manifest_root
+from ._batch.manifest import Manifest, manifest_root
+from ._core.check import contract_limits, lenient_deletions
+from ._core.codes import EXIT_REJECTED
+from ._core.jsontext import dumps
+from ._engines import ENGINES, resolve
 from .errors import InvalidInput
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from ._types import Deletions, EngineName
+    from ._core.types import Deletions, EngineName
     from .limits import Limits
 
 __all__ = ["CHUNK_BYTES", "CHUNK_LINES", "KINDS", "RETRIES", "ClusterError", "ClusterOutcome",

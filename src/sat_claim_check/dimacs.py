@@ -47,32 +47,32 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import _bounds
-from ._check import Report, checked_progress, contract_limits, lenient_deletions, run_validated
-from ._checker import Checker
+from ._core.check import Report, checked_progress, contract_limits, lenient_deletions, run_validated
+from ._core.checker import Checker
+from ._core.validate import proof_steps, validate_arrays
+from ._engines import resolve
+from ._io import bounds as _bounds
 
 # The parts of this door are modules of one concern each: _dimacs_text (text
 # in memory and its errors), _whole_files (files read whole within the
 # limits), _proofstream (a proof checked as it is read).  The names the other
 # doors and callers use are here too ("as" marks the ones kept for them).
-from ._dimacs_text import PROOF_FORMATS as PROOF_FORMATS
-from ._dimacs_text import SHOWN as SHOWN
-from ._dimacs_text import DimacsError, Input, as_bytes, check_format, model_literals
-from ._dimacs_text import clause_lists as clause_lists
-from ._dimacs_text import cnf_arrays as cnf_arrays
-from ._dimacs_text import drup_arrays as drup_arrays
-from ._dimacs_text import file_chunks as file_chunks
-from ._dimacs_text import is_binary_proof as is_binary_proof
-from ._engine import resolve
-from ._proofstream import StepMemo as StepMemo
-from ._proofstream import check_stream
-from ._validate import proof_steps, validate_arrays
-from ._whole_files import clause_line as clause_line
-from ._whole_files import parse_files as parse_files
-from ._whole_files import read_cnf
+from ._io.dimacs_text import PROOF_FORMATS as PROOF_FORMATS
+from ._io.dimacs_text import SHOWN as SHOWN
+from ._io.dimacs_text import DimacsError, Input, as_bytes, check_format, model_literals
+from ._io.dimacs_text import clause_lists as clause_lists
+from ._io.dimacs_text import cnf_arrays as cnf_arrays
+from ._io.dimacs_text import drup_arrays as drup_arrays
+from ._io.dimacs_text import file_chunks as file_chunks
+from ._io.dimacs_text import is_binary_proof as is_binary_proof
+from ._io.proofstream import StepMemo as StepMemo
+from ._io.proofstream import check_stream
+from ._io.whole_files import clause_line as clause_line
+from ._io.whole_files import parse_files as parse_files
+from ._io.whole_files import read_cnf
 
 if TYPE_CHECKING:
-    from ._types import (
+    from ._core.types import (
         CnfArrays,
         Deletions,
         EngineName,

@@ -35,10 +35,10 @@ from collections.abc import Awaitable, Iterable, MutableMapping
 from importlib import resources
 from typing import Any, Callable
 
-from ._bounds import request_bytes
-from ._engine import resolve
-from ._outcome import Outcome, check_json
-from ._types import EngineName
+from ._core.outcome import Outcome, check_json
+from ._core.types import EngineName
+from ._engines import resolve
+from ._io.bounds import request_bytes
 from ._uvicorn import serve
 from .errors import LimitExceeded
 from .limits import Limits

@@ -1,0 +1,404 @@
+"""Checker: an unsat claim checked step by step, as the proof arrives.
+
+    checker = Checker(cnf, engine="auto", limits=None, deletions="strict")
+    checker.add([1, 2]); checker.delete([1, 2])     # one step each
+    checker.feed(steps)                             # an iterable of {"add": ...}/{"delete": ...}
+    report = checker.finish()                       # a Report, as run() gives
+
+It holds the clauses alive at the time, never the steps: the kernel is fed
+chunk by chunk (``kernel_py`` describes start/feed/finish), and each step is
+validated when it arrives (``_validate.steps_chunk``), in stream order.
+``_feed_arrays`` is the way in for flat arrays (the DIMACS/DRUP door): no
+Python object per step.
+"""
+
+from __future__ import annotations
+
+import functools
+from array import array
+from collections.abc import Callable, Iterable, Sequence
+from itertools import islice
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, TypeVar
+
+from .._engines import resolve
+from .check import Report, checked_progress, contract_limits, lenient_deletions
+from .codes import STATUS_VALID, STATUS_WORK_LIMIT, STEP_ADD, STEP_DELETE
+from .report import outcome, work_limit_error
+from .validate import (
+    ProofChunk,
+    memory_error,
+    one_step,
+    step_arrays_chunk,
+    steps_chunk,
+    validate_cnf,
+    validate_cnf_arrays,
+)
+
+if TYPE_CHECKING:
+    from ..limits import Limits
+    from .types import Deletions, EngineName, KernelName, KernelObject, Progress
+
+__all__ = ["Checker"]
+
+# Steps validated and fed at a time: feed() takes its iterable this many at a
+# time, _feed_arrays() its arrays.
+BATCH = 4096
+ARRAY_CHUNK = 1 << 16
+
+_Call = TypeVar("_Call", bound=Callable[..., Any])
+ALREADY_RUNNING = ("this Checker is already running a call (one call at a time: not from "
+                   "its progress callback, not from a second thread)")
+
+
+def _one_call_at_a_time(method: _Call) -> _Call:
+    """Run a Checker method alone, and end the Checker if it raises.
+
+    A call made while another one runs (from a progress callback, or from a
+    second thread) is refused with RuntimeError and ends the Checker: the
+    running call holds a half-checked step.  Any exception a call lets out
+    ends the Checker too, so a step taken (from ``feed()``'s iterable, say) is
+    either checked or never answered for.  (``add`` and ``delete`` do the
+    same in ``_one``, without the wrapper's cost: they are called per step.)"""
+    name = method.__name__
+
+    @functools.wraps(method)
+    def alone(self: Checker, *args: Any) -> Any:
+        try:
+            self._idle.pop()
+        except IndexError:
+            self._refuse(name)
+        try:
+            return method(self, *args)
+        except BaseException as exc:
+            self._raised(f"{name}()", exc)
+            raise
+        finally:
+            self._idle.append(True)
+    return alone  # type: ignore[return-value]
+
+
+class _Settings(NamedTuple):
+    """A Checker's keyword arguments, checked (in this order, before the CNF)."""
+
+    limits: Limits
+    lenient: bool
+    progress: Progress | None
+    name: KernelName
+    module: Any                 # the engine module: its Kernel
+
+    @classmethod
+    def of(cls, engine: EngineName, limits: Limits | None, deletions: Deletions,
+           progress: Progress | None) -> _Settings:
+        return cls(contract_limits(limits), lenient_deletions(deletions),
+                   checked_progress(progress), *resolve(engine))
+
+
+class Checker:
+    """An unsat check fed step by step; ``finish()`` returns the Report.
+
+    ``cnf`` is a request's ``cnf`` object ({"num_vars": N, "clauses": [...]}),
+    checked as ``run`` checks it when the Checker is made (errors raise then:
+    InvalidInput or LimitExceeded); the initial propagation, and its work cap,
+    happen then too.  ``engine``, ``limits`` and ``progress`` are as for
+    ``run``; ``deletions`` is "strict" (the default) or "lenient", as for
+    ``run``.
+
+    Steps are numbered in the order given, across calls, from 0.  Each is
+    validated and checked when it arrives: a malformed step raises
+    InvalidInput (its index in the path), the step that takes the count past
+    ``max_proof_steps`` or ``max_proof_literals`` raises LimitExceeded, and
+    the step that passes the work cap raises LimitExceeded as ``run`` does.
+    A step that fails the check (a lemma that is not RUP, a deletion of a
+    clause that is not there...) fixes the verdict: later steps are ignored,
+    not even validated.  ``finish()`` ends the checker.
+
+    For a well-formed request within limits, feeding its proof in any split
+    gives the Report ``run`` gives: result, work, engine, reason_deletions,
+    ignored_deletions.
+    Otherwise the first problem in stream order is the answer (a failing step
+    before a malformed one is the verdict, where ``run`` would reject the
+    request).  Memory follows the clauses alive at the time, whatever the
+    number of steps fed.  docs/semantics.md, "Checking step by step".
+
+    After ``finish()``, or after a call raised (an error, or an exception
+    from ``progress``), every call raises RuntimeError.  One call at a time:
+    a Checker is not shared between threads.
+    """
+
+    _closed: str | None         # why every call now raises, or None
+
+    def __init__(self, cnf: Any, *, engine: EngineName = "auto",
+                 limits: Limits | None = None, deletions: Deletions = "strict",
+                 progress: Progress | None = None) -> None:
+        settings = _Settings.of(engine, limits, deletions, progress)
+        self._open(*validate_cnf(cnf, settings.limits), settings)
+
+    # A check in progress lives in the kernel's memory: it is not copied.
+    def __reduce__(self) -> NoReturn:
+        raise TypeError("a Checker cannot be pickled or copied: it holds a check in "
+                        "progress (pickle the request, or its cnf and steps, instead)")
+
+    @classmethod
+    def _from_arrays(cls, num_vars: int, clause_offsets: array[int], clause_lits: array[int],
+                     *, engine: EngineName = "auto", limits: Limits | None = None,
+                     deletions: Deletions = "strict",
+                     progress: Progress | None = None) -> Checker:
+        """A Checker for a CNF that arrives as flat arrays (the DIMACS door: literals
+        already within ``1..num_vars``, checked against the size limits here)."""
+        settings = _Settings.of(engine, limits, deletions, progress)
+        validate_cnf_arrays(num_vars, clause_offsets, clause_lits, settings.limits)
+        checker = cls.__new__(cls)
+        checker._open(num_vars, clause_offsets, clause_lits, settings)
+        return checker
+
+    def _open(self, num_vars: int, clause_offsets: array[int], clause_lits: array[int],
+              settings: _Settings) -> None:
+        if hasattr(self, "_idle"):      # __init__ called again, from a callback or later
+            self._closed = "__init__() was called again"
+            raise RuntimeError("a Checker is made once: make a new one for another check")
+        limits, progress = settings.limits, settings.progress
+        # One token, taken by the call running (list.pop is atomic, and cheaper
+        # than a lock: add() and delete() take it per step).
+        self._idle = [True]
+        self._closed = None
+        self._engine = settings.name
+        self._num_vars = num_vars
+        self._limits = limits
+        self._cnf_sizes = [("max_vars", num_vars), ("max_clauses", len(clause_offsets) - 1),
+                           ("max_total_literals", len(clause_lits))]
+        self._max_steps = limits.max_proof_steps        # read at every add() and delete()
+        self._max_literals = limits.max_proof_literals
+        self._steps = 0             # steps checked so far: the next step's index
+        self._literals = 0          # their literals
+        self._failed: list[int] | None = None   # the falsified clause, once a step failed
+        self._one_kind = array("b", [0])    # add() and delete() the exact way: the
+        self._one_offsets = array("i", [0, 0])  # step's kind and offsets (the kernel copies them)
+        try:
+            kernel = settings.module.Kernel(num_vars, clause_offsets, clause_lits, None, None,
+                                            None, limits.max_propagation_work,
+                                            settings.lenient)
+            self._kernel: KernelObject = kernel
+            status = kernel.start(progress)
+        except BaseException as exc:
+            self._closed = f"the initial propagation raised {type(exc).__name__}"
+            if isinstance(exc, MemoryError):
+                self._out_of_memory(0, 0)
+            raise
+        if status == STATUS_WORK_LIMIT:
+            self._closed = "the work cap was passed"
+            raise work_limit_error(-1, limits.max_propagation_work)
+
+    # -- steps ----------------------------------------------------------------
+
+    def add(self, lits: Sequence[int]) -> None:
+        """Check the next step, {"add": lits}: a lemma that must be RUP; return None."""
+        self._one("add", STEP_ADD, lits)
+
+    def delete(self, lits: Sequence[int]) -> None:
+        """Check the next step, {"delete": lits}: remove a clause with these
+        literals; return None."""
+        self._one("delete", STEP_DELETE, lits)
+
+    def _one(self, key: str, kind: int, value: Any) -> None:
+        """One step, {key: value}: what _take([{key: value}]) does, with less to build,
+        one call at a time (as ``_one_call_at_a_time`` does, inline).
+
+        The kernel's feed_step takes the common step (a plain list of plain ints
+        in range, within the limits) as it is; it declines any other, changing
+        nothing, and the exact way (one_step, then feed) finds its error or kind."""
+        try:
+            self._idle.pop()
+        except IndexError:
+            self._refuse(key)
+        try:
+            if self._closed is not None or self._failed is not None:
+                self._check_open()
+                return
+            try:
+                status = self._kernel.feed_step(kind, value, self._max_steps - self._steps,
+                                                self._max_literals - self._literals)
+                if status is None:
+                    lits = one_step(key, value, self._steps, self._literals, self._num_vars,
+                                    self._limits, self._one_kind, self._one_offsets)
+                    status = self._kernel.feed(self._one_kind, self._one_offsets, lits)[0]
+                    value = lits
+            except MemoryError:
+                self._out_of_memory(self._steps + 1, self._literals + len(value))
+                raise
+            if status == STATUS_VALID:
+                self._steps += 1
+                self._literals += len(value)
+            else:
+                self._stop(status, 0, list(value))
+        except BaseException as exc:
+            self._raised(f"step {self._steps}", exc)
+            raise
+        finally:
+            self._idle.append(True)
+
+    @_one_call_at_a_time
+    def feed(self, steps: Iterable[Any]) -> None:
+        """Check the steps of an iterable in order (each {"add": [...]} or
+        {"delete": [...]}); return None.  The iterable is read 4096 items at a
+        time, and no further than the batch holding a step that fails."""
+        self._check_open()
+        if self._failed is not None:
+            return
+        if isinstance(steps, (list, tuple)):
+            for a in range(0, len(steps), BATCH):
+                if not self._take(steps[a:a + BATCH]):
+                    return
+            return
+        items = iter(steps)
+        while True:
+            batch = list(islice(items, BATCH))
+            if not batch or not self._take(batch):
+                return
+
+    @_one_call_at_a_time
+    def _feed_arrays(self, kinds: array[int], offsets: array[int], lits: array[int]) -> None:
+        """Check steps given as flat arrays, as the DIMACS/DRUP scanner makes them:
+        ``kinds`` STEP_ADD or STEP_DELETE, step s being ``lits[offsets[s]:offsets[s
+        + 1]]`` (``offsets`` has one entry more than ``kinds``); return None.  No
+        Python object per step; the arrays are not changed."""
+        self._check_open()
+        if len(offsets) != len(kinds) + 1:
+            raise ValueError(f"{len(kinds)} step kinds need {len(kinds) + 1} offsets, "
+                             f"got {len(offsets)}")
+        if self._failed is not None:
+            return
+        for a in range(0, len(kinds), ARRAY_CHUNK):
+            b = min(a + ARRAY_CHUNK, len(kinds))
+            if not self._check_chunk(self._guarded(
+                    step_arrays_chunk, kinds, offsets, lits, a, b, self._steps,
+                    self._literals, self._num_vars, self._limits)):
+                return
+
+    def _take(self, steps: Sequence[Any]) -> bool:
+        """Validate and check steps; False once a step has failed (later ones are
+        ignored)."""
+        self._check_open()
+        if self._failed is not None:
+            return False
+        return self._check_chunk(self._guarded(
+            steps_chunk, steps, self._steps, self._literals, self._num_vars, self._limits))
+
+    def _check_chunk(self, chunk: ProofChunk) -> bool:
+        """Feed the steps that passed validation, then raise the problem after them,
+        unless a step fails first; False once a step has failed."""
+        kinds, offsets, lits = chunk.kinds, chunk.offsets, chunk.lits
+        if len(kinds):
+            try:
+                status, i = self._kernel.feed(kinds, offsets, lits)
+            except BaseException as exc:
+                self._closed = f"step {self._steps} or after raised {type(exc).__name__}"
+                if isinstance(exc, MemoryError):
+                    self._out_of_memory(self._steps + len(kinds),
+                                        self._literals + offsets[len(kinds)] - offsets[0])
+                raise
+            if status != STATUS_VALID:
+                self._stop(status, i, lits[offsets[i]:offsets[i + 1]].tolist())
+                return False
+            self._steps += len(kinds)
+            self._literals += offsets[len(kinds)] - offsets[0]
+        if chunk.problem is not None:
+            self._closed = f"step {self._steps} raised {type(chunk.problem).__name__}"
+            raise chunk.problem
+        return True
+
+    def _stop(self, status: int, i: int, clause: list[int]) -> None:
+        """Step i of the chunk just fed (its literals: ``clause``) failed (the
+        verdict) or passed the work cap."""
+        self._steps += i
+        if status == STATUS_WORK_LIMIT:
+            self._closed = "the work cap was passed"
+            raise work_limit_error(self._steps, self._limits.max_propagation_work)
+        self._failed = clause
+
+    def _refuse(self, call: str) -> NoReturn:
+        """A call while another runs: end the Checker, and say why."""
+        self._closed = f"{call}() was called while another call ran"
+        raise RuntimeError(ALREADY_RUNNING)
+
+    def _raised(self, what: str, exc: BaseException) -> None:
+        """``what`` (a call, or a step) is letting ``exc`` out: the Checker ends,
+        keeping the reason it had when it had one."""
+        if self._closed is None:
+            self._closed = f"{what} raised {type(exc).__name__}"
+
+    def _out_of_memory(self, steps: int, literals: int) -> None:
+        """While a MemoryError is handled: raise the limit error that the sizes
+        checked so far explain (as ``run`` does), when one does; else return
+        (the caller raises the MemoryError).  ``steps`` and ``literals``: the
+        proof's counts with the steps being checked."""
+        counts = [*self._cnf_sizes]
+        if steps:
+            counts += [("max_proof_steps", steps), ("max_proof_literals", literals)]
+        error = memory_error(counts, self._limits)
+        if error is not None:
+            raise error from None
+
+    def _guarded(self, validate: Any, *args: Any) -> ProofChunk:
+        try:
+            chunk: ProofChunk = validate(*args)
+        except BaseException as exc:
+            self._closed = f"step {self._steps} or after raised {type(exc).__name__}"
+            raise
+        return chunk
+
+    # -- where the check stands --------------------------------------------------
+
+    @property
+    def steps(self) -> int:
+        """The number of steps checked so far (the index of the next step)."""
+        return self._steps
+
+    @property
+    def failed(self) -> bool:
+        """True once a step has failed: the verdict is fixed, later steps are ignored
+        (a caller reading a proof can stop reading)."""
+        return self._failed is not None
+
+    @property
+    def work(self) -> int:
+        """The work counted so far (docs/semantics.md, "The work counter")."""
+        return int(self._kernel.work)
+
+    @property
+    def reason_deletions(self) -> tuple[int, ...]:
+        """The steps so far whose deletion removed the reason of a level-0 literal."""
+        return tuple(self._kernel.reason_deletions)
+
+    def _reason_deletions_from(self, first: int, most: int) -> list[int]:
+        """At most ``most`` of the reason deletions so far, from the ``first``-th
+        one on (a stream's memo takes the new ones after each part)."""
+        return self._kernel.reason_deletions[first:first + most].tolist()
+
+    def _reason_deletion_count(self) -> int:
+        return len(self._kernel.reason_deletions)
+
+    # -- the end --------------------------------------------------------------
+
+    @_one_call_at_a_time
+    def finish(self) -> Report:
+        """End the check; return its Report (the result, the work, the engine, the
+        reason deletions, the ignored deletions), as ``run`` returns it for the
+        whole request."""
+        self._check_open()
+        self._closed = "finish() was called"
+        status, step_index, steps_checked, work = self._kernel.finish()
+        clause = self._failed if self._failed is not None else []
+        result = outcome(status, step_index, steps_checked, clause, self._num_vars,
+                         self._limits.max_propagation_work)
+        return Report(result, work, self._engine, self._kernel.reason_deletions,
+                      self._kernel.ignored_deletions)
+
+    def _check_open(self) -> None:
+        if self._closed is not None:
+            raise RuntimeError(f"this Checker has ended ({self._closed})")
+
+    def __repr__(self) -> str:
+        state = ("ended" if self._closed is not None
+                 else "failed" if self._failed is not None else "checking")
+        return f"<Checker {self._engine} engine, {self._steps} steps, {state}>"
+

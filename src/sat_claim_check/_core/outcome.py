@@ -1,0 +1,133 @@
+"""JSON text in, bytes out: ``check_json`` and its ``Outcome``.
+
+The command line (``check``, ``batch``) and the HTTP service write what an
+Outcome holds, so the three give the same bytes for the same request.
+docs/semantics.md ("JSON text", "Output bytes") says what is read and written.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+from .._engines import resolve
+from ..errors import CheckError
+from .check import checked_progress, contract_limits, run_validated
+from .codes import EXIT_NOT_VALID, EXIT_REJECTED, EXIT_VALID
+from .jsontext import dumps
+from .validate import validated_from_text
+
+if TYPE_CHECKING:
+    from ..limits import Limits
+    from .check import Report
+    from .types import EngineName, KernelModule, KernelName, Progress
+    from .validate import Validated
+
+__all__ = ["Outcome", "check_json", "check_validated"]
+
+Status = Literal["valid", "not_valid", "rejected"]
+
+
+class Outcome:
+    """What became of one request given as JSON text, as ``check_json`` returns it.
+
+    ``status`` is "valid", "not_valid" (a result whose ``valid`` is false) or
+    "rejected" (an error: invalid_input or limit_exceeded).  ``body`` is the
+    JSON text written for it, as bytes: the result, one compact line with the
+    keys in the output schema's order, or the error object; pure ASCII, with
+    no line terminator (``sat-claim-check check`` writes ``body`` and a
+    newline; the HTTP service sends ``body`` as it is).  ``exit_code`` is the
+    command line's: 0 valid, 1 not valid, 2 rejected.  ``report`` is the
+    Report (None when rejected) and ``error`` the CheckError (None unless
+    rejected).  docs/semantics.md describes results and errors.
+    """
+
+    __slots__ = ("body", "error", "exit_code", "report", "status")
+
+    status: Status
+    body: bytes
+    exit_code: int
+    report: Report | None
+    error: CheckError | None
+
+    def __init__(self, status: Status, body: bytes, exit_code: int,
+                 report: Report | None, error: CheckError | None) -> None:
+        self.status = status
+        self.body = body
+        self.exit_code = exit_code
+        self.report = report
+        self.error = error
+
+    @classmethod
+    def checked(cls, report: Report) -> Outcome:
+        """Return the Outcome of a checked request: "valid" or "not_valid"."""
+        if report.result["valid"]:
+            return cls("valid", dumps(report.result).encode(), EXIT_VALID, report, None)
+        return cls("not_valid", dumps(report.result).encode(), EXIT_NOT_VALID, report, None)
+
+    @classmethod
+    def rejected(cls, error: CheckError) -> Outcome:
+        """Return the Outcome of a rejected request: its body is the error object."""
+        return cls("rejected", dumps(error.to_dict()).encode(), EXIT_REJECTED, None, error)
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """Return what ``body`` encodes, as a new dict: the result or the error object."""
+        if self.report is not None:
+            return dict(self.report.result)
+        assert self.error is not None
+        return self.error.to_dict()
+
+    def __repr__(self) -> str:
+        return f"Outcome(status={self.status!r}, body={self.body!r})"
+
+
+def check_json(data: bytes | bytearray | str, *, engine: EngineName = "auto",
+               limits: Limits | None = None, progress: Progress | None = None) -> Outcome:
+    """Check one request given as JSON text; return its Outcome.
+
+    ``data`` is the JSON text as bytes (UTF-8) or str, read as
+    ``sat-claim-check check`` reads it: standard JSON only, so malformed
+    text, bytes that are not UTF-8, ``NaN``, nesting deeper than the parser
+    allows and a key repeated in an object are rejected as invalid_input
+    with ``field`` null and ``path`` "".  Integers are read exactly, whatever
+    their size, in time linear in their length.  The common request is read
+    by a compiled reader without holding the GIL, so threads check in
+    parallel.  ``data`` is not capped here: callers that read it from
+    outside cap it first (the command line and the service refuse more bytes
+    than the limits could need).
+
+    ``engine``, ``limits`` and ``progress`` are as for ``run``.  What the
+    text holds never raises; TypeError for ``data`` that is not text,
+    ImportError for an engine that is not built, and an exception raised by
+    ``progress`` (it stops the check) come out of this call.
+
+    ``check_json(text).body + b"\\n"`` is what ``sat-claim-check check``
+    writes on standard output; docs/semantics.md ("JSON text", "Output
+    bytes") has the details.
+    """
+    if not isinstance(data, (bytes, bytearray, str)):
+        raise TypeError(f"data must be bytes or str (JSON text), got {type(data).__name__}")
+    in_force = contract_limits(limits)
+    progress = checked_progress(progress)
+    name, module = resolve(engine)
+    try:
+        validated = validated_from_text(data, in_force)
+    except CheckError as err:
+        return Outcome.rejected(err)
+    return check_validated(validated, name, module, in_force, progress)
+
+
+def check_validated(validated: Validated, name: KernelName, module: KernelModule,
+                    limits: Limits, progress: Progress | None = None,
+                    lenient: bool = False) -> Outcome:
+    """The Outcome of a request already read and validated (a Validated).
+
+    For callers that keep the Validated (the command line's ``--explain``
+    reads its proof steps); ``check_json`` is this after reading.
+    ``lenient`` reads deletions as ``deletions="lenient"`` does.
+    """
+    try:
+        report = run_validated(validated, name, module, limits, progress, lenient)
+    except CheckError as err:
+        return Outcome.rejected(err)
+    return Outcome.checked(report)

@@ -1,0 +1,1815 @@
+"""The compiled engine: SPEC §4 as a two-watched-literal kernel in C.
+
+This is a translation of ``kernel_py.Kernel`` with the same public names and
+the same sections, in the same order:
+
+* ``Kernel(num_vars, clause_offsets, clause_lits, None, None, None,
+  max_work)`` is fed step by step: ``start(progress=None)`` stores the CNF and
+  makes the initial build (-> status), ``feed(kinds, offsets, lits)`` checks a
+  chunk of steps (-> status, index in the chunk), ``finish()`` gives
+  ``(status, step_index, steps_checked, work)``; see ``kernel_py``.
+* ``Kernel(num_vars, clause_offsets, clause_lits, step_kinds, step_offsets,
+  step_lits, max_work).run()`` checks a whole proof: ``start``, ``feed`` (in
+  slices of ``RUN_SLICE`` steps), ``finish``.
+* ``feed_step(kind, lits, steps_left, literals_left)`` is ``feed`` of one step
+  in the common case, converted and checked here (the Checker's
+  ``add``/``delete``); it declines any other step (None, nothing changed).
+
+``reason_deletions`` lists the steps whose delete removed the reason of a
+level-0 literal.  ``Kernel(..., max_work, lenient=True)`` reads deletions as
+SPEC §4.4 (see ``kernel_py``); ``ignored_deletions`` lists the steps whose
+delete it ignored.  Verdicts and the work counter agree with the reference
+engine to the unit, with one documented exception: on ``STATUS_WORK_LIMIT``
+this engine stops as soon as the counter passes the cap (inside
+propagation), so the ``work`` it reports is the counter at that moment, not at
+the end of the step.  Status, step index and steps checked are the same;
+callers ignore ``work`` for that status (it is an error, not a result).
+
+Memory follows the live clauses, not the steps: every store grows by doubling
+as clauses arrive, and the room of deleted clauses is reused.  A deleted
+clause's slot in the clause table goes to a free list, and its group of equal
+literal sets leaves the hash table when it empties; its literals stay in the
+arena as dead space until ``_collect`` copies the live clauses into a fresh
+arena (when the dead space passes the live one) and the watch lists into a
+fresh pool, rewriting their arena references.  Slots are not ids: a clause
+keeps its id (order of storing) for the unit list, which stays in id order,
+and the group stacks are in storing order, so "the live clause with the
+highest id" is still a group's top.  A deleted clause is never a reason of a
+level-0 literal nor the conflict once its delete is done (it would have forced
+a rebuild), so reusing its slot cannot confuse the reasons.
+
+Each ``start``/``feed`` copies and encodes its input into C arrays while it
+holds the GIL, checking it as it goes (a kernel never reads out of bounds,
+whatever it is given), then checks in one ``with nogil:`` block: threads
+checking different requests run in parallel.  One ``Kernel`` per request;
+one call at a time.
+
+A check that holds no GIL would also never run Python's signal handlers, so
+Ctrl-C could not stop it: ``_poll()`` takes the GIL back every
+``poll_interval`` (2**20) units of work, across feeds, at the points where the
+cap is checked, to run them (``PyErr_CheckSignals``) and to call the optional
+``progress(steps_checked, work)`` callback; an exception from either leaves
+the call (and ends the check: the kernel must be started again).  Polls change
+neither verdicts nor the counter.
+"""
+
+import threading
+from array import array
+from operator import index
+
+from cpython.exc cimport PyErr_CheckSignals
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.long cimport PyLong_AsLongAndOverflow, PyLong_CheckExact
+from cpython.pythread cimport PyThread_get_thread_ident
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
+from libc.stdint cimport INT32_MAX, INT64_MAX, SIZE_MAX
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memcpy, memmove, memset
+
+# Step kinds and run outcomes: _codes is their one definition; C copies here.
+from .._core import codes as _codes
+
+cdef int STEP_ADD = _codes.STEP_ADD
+cdef int STEP_DELETE = _codes.STEP_DELETE
+cdef int STEP_ADD_OUT_OF_RANGE = _codes.STEP_ADD_OUT_OF_RANGE
+cdef int STEP_DELETE_NO_MATCH = _codes.STEP_DELETE_NO_MATCH
+cdef int STATUS_VALID = _codes.STATUS_VALID
+cdef int STATUS_LEMMA_NOT_RUP = _codes.STATUS_LEMMA_NOT_RUP
+cdef int STATUS_LITERAL_OUT_OF_RANGE = _codes.STATUS_LITERAL_OUT_OF_RANGE
+cdef int STATUS_DELETED_CLAUSE_NOT_FOUND = _codes.STATUS_DELETED_CLAUSE_NOT_FOUND
+cdef int STATUS_EMPTY_CLAUSE_NOT_DERIVED = _codes.STATUS_EMPTY_CLAUSE_NOT_DERIVED
+cdef int STATUS_WORK_LIMIT = _codes.STATUS_WORK_LIMIT
+
+cdef enum:
+    NONE = -1           # "no clause" for _propagate() and conflict
+    LIMIT = -2          # _propagate() stopped: the counter passed the cap
+    UNASSIGNED = 0
+    TRUE = 1
+    FALSE = -1
+    # Kinds of stored clause (SPEC §4.2), and of a slot with no clause.
+    TAUTOLOGY = 0
+    EMPTY = 1
+    UNIT = 2
+    LONG = 3
+    FREE = 4
+    # Where a kernel is (as in kernel_py), and BROKEN: an exception stopped a
+    # call midway (start() again).
+    NEW = 0
+    CHECKING = 1
+    STOPPED = 2
+    FINISHED = 3
+    BROKEN = 4
+    # The largest num_vars whose literals 2*var+1 fit a lit_t.
+    MAX_VARS = 1073741823      # (INT32_MAX - 1) // 2
+    # The most slots, groups and arena entries the int32 references can name.
+    MAX_SLOTS = 2147483646
+    MAX_ARENA = 2147483647
+    # Dead arena entries tolerated whatever the live ones (collections stay rare
+    # on small formulas; _collect_due adds the number of literals).
+    ARENA_FLOOR = 65536
+
+# The watch pool's bytes handed out beyond three times what the live watches
+# need, tolerated before a collection (see _collect_due).
+cdef size_t POOL_FLOOR = 1 << 20
+
+# Work between two polls (signals, progress) by default: about 4 ms of checking.
+POLL_INTERVAL = 1 << 20
+# The thread whose signal handlers run (see _set_polls).
+cdef unsigned long _MAIN_THREAD = threading.main_thread().ident
+# run() feeds the proof in slices of this many steps (each feed copies its slice).
+RUN_SLICE = 1 << 16
+# What feed() returns when every step succeeded.
+cdef tuple _ALL_STEPS_VALID = (_codes.STATUS_VALID, -1)
+
+
+cdef int _grow(void** p, size_t nelems, size_t elsize) except -1 nogil:
+    """Resize ``*p`` to ``nelems`` items of ``elsize`` bytes.
+
+    Raises MemoryError when the size overflows or realloc fails.  It never
+    frees: on failure ``*p`` is unchanged and still owned by the caller.
+    """
+    cdef void* tmp
+    if nelems != 0 and elsize > SIZE_MAX // nelems:
+        with gil:
+            raise MemoryError(f"cannot allocate {nelems} items of {elsize} bytes")
+    tmp = realloc(p[0], nelems * elsize if nelems else 1)
+    if tmp == NULL:
+        with gil:
+            raise MemoryError(f"cannot allocate {nelems} items of {elsize} bytes")
+    p[0] = tmp
+    return 0
+
+
+cdef int _zeroed(void** p, size_t nelems, size_t elsize) except -1 nogil:
+    """Allocate ``*p`` (NULL on entry) as ``nelems`` zeroed items of ``elsize``
+    bytes: calloc, so pages nobody touches cost nothing.  Raises MemoryError."""
+    cdef void* tmp
+    if nelems != 0 and elsize > SIZE_MAX // nelems:
+        with gil:
+            raise MemoryError(f"cannot allocate {nelems} items of {elsize} bytes")
+    tmp = calloc(nelems if nelems else 1, elsize)
+    if tmp == NULL:
+        with gil:
+            raise MemoryError(f"cannot allocate {nelems} items of {elsize} bytes")
+    p[0] = tmp
+    return 0
+
+
+cdef char* _pool_take(pool_t* pool, size_t nbytes) except NULL nogil:
+    """A piece of ``nbytes`` (a multiple of 8) from the pool; a new block when the
+    current one is short (its tail counts as used: it is never handed out).
+    Raises MemoryError."""
+    cdef size_t size
+    cdef char* block
+    cdef char* piece
+    if <size_t>(pool.end - pool.next) < nbytes:
+        size = pool.block
+        if size < nbytes + 16:
+            size = nbytes + 16
+        if size > SIZE_MAX // 2:
+            with gil:
+                raise MemoryError(f"cannot allocate {nbytes} bytes of watch lists")
+        block = <char*>malloc(size)
+        if block == NULL:
+            with gil:
+                raise MemoryError(f"cannot allocate {size} bytes of watch lists")
+        pool.used += <size_t>(pool.end - pool.next)
+        (<void**>block)[0] = pool.last
+        pool.last = block
+        pool.next = block + 16
+        pool.end = block + size
+        pool.block = 2 * pool.block
+    piece = pool.next
+    pool.next += nbytes
+    pool.used += nbytes
+    return piece
+
+
+cdef void _pool_free(pool_t* pool) noexcept nogil:
+    """Free every block of the pool (safe to call twice)."""
+    cdef void* block = pool.last
+    cdef void* before
+    while block != NULL:
+        before = (<void**>block)[0]
+        free(block)
+        block = before
+    pool.last = NULL
+    pool.next = NULL
+    pool.end = NULL
+    pool.used = 0
+
+
+cdef int64_t _table_room(int64_t full, const char* what) except -1 nogil:
+    """The room for a full table of slots or groups: twice as much and 16
+    more, up to MAX_SLOTS; MemoryError (too many ``what``) past that."""
+    cdef int64_t room = 2 * full + 16
+    if room > MAX_SLOTS:
+        room = MAX_SLOTS
+    if room <= full:
+        with gil:
+            raise MemoryError(f"too many {what.decode('ascii')}")
+    return room
+
+
+cdef int _ws_grow(pool_t* pool, watch_t* w) except -1 nogil:
+    """Move a full watch list to a piece of the pool with twice the room (out of
+    line: it is rare)."""
+    cdef int64_t cap = 2 * <int64_t>w.cap + 4
+    cdef aref_t* data
+    if cap > INT32_MAX - 1:
+        cap = INT32_MAX - 1
+    if cap <= w.len:
+        with gil:
+            raise MemoryError("watch list too long")
+    cap += cap & 1                                  # pieces stay 8-byte aligned
+    data = <aref_t*>_pool_take(pool, <size_t>cap * sizeof(aref_t))
+    if w.len:
+        memcpy(data, w.data, w.len * sizeof(aref_t))
+    w.data = data
+    w.cap = <int32_t>cap
+    return 0
+
+
+cdef inline int _ws_push(pool_t* pool, watch_t* w, aref_t head) except -1 nogil:
+    """Append a clause to a watch list, growing it by doubling."""
+    if w.len == w.cap:
+        _ws_grow(pool, w)
+    w.data[w.len] = head
+    w.len += 1
+    return 0
+
+
+cdef inline void _ws_remove(watch_t* w, aref_t head) noexcept nogil:
+    """Remove a clause from a watch list, keeping the order of the rest."""
+    cdef int32_t i
+    for i in range(w.len):
+        if w.data[i] == head:
+            memmove(w.data + i, w.data + i + 1, (w.len - i - 1) * sizeof(aref_t))
+            w.len -= 1
+            return
+
+
+cdef inline int32_t _compact_cap(int32_t length) noexcept nogil:
+    """A watch list's room after a collection: half as much again, and even."""
+    cdef int64_t cap
+    if length == 0:
+        return 0
+    cap = <int64_t>length + length // 2 + 2
+    cap += cap & 1
+    if cap > INT32_MAX - 1:
+        cap = INT32_MAX - 1
+    return <int32_t>cap
+
+
+cdef inline lit_t _encode(int lit) noexcept nogil:
+    """DIMACS literal (already range-checked) -> 2*var + sign."""
+    if lit < 0:
+        return 2 * (-lit) + 1
+    return 2 * lit
+
+
+cdef inline int _decode(lit_t lit) noexcept nogil:
+    """2*var + sign -> the DIMACS literal."""
+    return -(lit >> 1) if lit & 1 else lit >> 1
+
+
+cdef const int[::1] _int_buffer(object obj, str name) except *:
+    """A contiguous buffer of C ints; a list or tuple of ints is copied first."""
+    cdef const int[::1] view
+    if obj is None:                     # a typed memoryview would take None
+        raise TypeError(f"{name} must be a contiguous buffer of C ints, not None")
+    if isinstance(obj, (list, tuple)):
+        try:
+            obj = array("i", obj)
+        except OverflowError as exc:
+            raise ValueError(f"{name}: {exc}") from None
+    try:
+        view = obj
+    except (TypeError, ValueError, BufferError) as exc:
+        raise TypeError(f"{name} must be a contiguous buffer of C ints "
+                        f"(array('i')), not {type(obj).__name__}: {exc}") from None
+    return view
+
+
+cdef object _as_int(object obj, str name):
+    try:
+        return index(obj)
+    except TypeError:
+        raise TypeError(f"{name} must be an int, not {type(obj).__name__}") from None
+
+
+cdef void _check_offsets(const int[::1] offsets, Py_ssize_t n_lits, str name) except *:
+    """Offsets start at 0, never decrease, and end at the number of literals."""
+    cdef Py_ssize_t k, n = offsets.shape[0]
+    if n == 0:
+        raise ValueError(f"{name} is empty: it needs one entry more than items")
+    if offsets[0] != 0:
+        raise ValueError(f"{name}[0] is {offsets[0]}, not 0")
+    for k in range(n - 1):
+        if offsets[k + 1] < offsets[k]:
+            raise ValueError(f"{name} decreases at index {k + 1}")
+    if offsets[n - 1] != n_lits:
+        raise ValueError(f"{name} ends at {offsets[n - 1]}, "
+                         f"but there are {n_lits} literals")
+
+
+cdef class Kernel:
+    """The clause multiset, watch lists and level-0 state of one unsat check."""
+
+    def __cinit__(self):
+        # Cython zeroes the C fields: every pointer is NULL until start() loads.
+        self.reason_deletions = array("q")    # 8 bytes a step: there may be millions
+        self.ignored_deletions = array("q")
+        self.phase = NEW
+
+    def __init__(self, num_vars, clause_offsets, clause_lits,
+                 step_kinds, step_offsets, step_lits, max_work, lenient=False):
+        self._not_running()         # run() reads the step buffers this replaces
+        self.lenient = bool(lenient)
+        self._num_vars = _as_int(num_vars, "num_vars")
+        self._max_work = _as_int(max_work, "max_work")
+        self._clause_offsets = _int_buffer(clause_offsets, "clause_offsets")
+        self._clause_lits = _int_buffer(clause_lits, "clause_lits")
+        if step_kinds is None and step_offsets is None and step_lits is None:
+            self._has_proof = False                     # fed with feed(), not run()
+            return
+        if step_kinds is None or isinstance(step_kinds, (list, tuple)):
+            step_kinds = _int_buffer(step_kinds, "step_kinds")
+        try:
+            self._kinds_b = step_kinds
+            self._kinds_wide = False
+        except (TypeError, ValueError, BufferError):
+            self._kinds_i = _int_buffer(step_kinds, "step_kinds")
+            self._kinds_wide = True
+        self._step_offsets = _int_buffer(step_offsets, "step_offsets")
+        self._step_lits = _int_buffer(step_lits, "step_lits")
+        self._has_proof = True
+
+    def __dealloc__(self):
+        self._free()
+
+    @property
+    def work(self):
+        """The SPEC §4.3 counter so far (see the module note on the cap)."""
+        return self.work
+
+    # -- values and assignment --------------------------------------------------------
+
+    cdef void _assign(self, lit_t lit, cref_t why) noexcept nogil:
+        self.vals[lit] = TRUE
+        self.vals[lit ^ 1] = FALSE
+        self.reason[lit >> 1] = why
+        self.trail[self.trail_len] = lit
+        self.trail_len += 1
+        self.work += 1
+
+    cdef void _undo_to(self, int32_t length) noexcept nogil:
+        cdef lit_t lit
+        while self.trail_len > length:
+            self.trail_len -= 1
+            lit = self.trail[self.trail_len]
+            self.vals[lit] = UNASSIGNED
+            self.vals[lit ^ 1] = UNASSIGNED
+        self.qhead = length
+
+    cdef bint _inconsistent(self) noexcept nogil:
+        return self.live_empty > 0 or self.conflict != NONE
+
+    # -- the clause store ------------------------------------------------------------
+
+    cdef int32_t _distinct(self, const lit_t* given, Py_ssize_t n, lit_t* out,
+                           bint* tautology, uint64_t* h) noexcept nogil:
+        """Write the distinct literals of ``given`` to ``out`` in order of first
+        occurrence; return their number, set ``*tautology`` and ``*h`` (the hash
+        of the set, for the table of groups)."""
+        cdef uint8_t* marks = self.marks
+        cdef Py_ssize_t i
+        cdef int32_t k = 0
+        cdef lit_t lit
+        cdef bint taut = False
+        cdef uint64_t sum = 0
+        for i in range(n):
+            lit = given[i]
+            if not marks[lit]:
+                marks[lit] = 1
+                out[k] = lit
+                k += 1
+                sum += scc_lit_key(lit)
+                if marks[lit ^ 1]:      # the second of a complementary pair sees the first
+                    taut = True
+        for i in range(k):
+            marks[out[i]] = 0
+        tautology[0] = taut
+        h[0] = scc_set_hash(sum, k)
+        return k
+
+    cdef cref_t _store(self, const lit_t* given, Py_ssize_t n) except -2 nogil:
+        """Store a clause under the next id and return its slot; no watching."""
+        cdef bint tautology
+        cdef uint64_t h
+        cdef lit_t* out
+        cdef int32_t k
+        self._reserve(n)
+        out = self.arena + self.arena_len + 2
+        k = self._distinct(given, n, out, &tautology, &h)
+        return self._commit(k, tautology, h)
+
+    cdef cref_t _commit(self, int32_t k, bint tautology, uint64_t h) except -2 nogil:
+        """Store the next clause: its ``k`` distinct literals are already in the arena,
+        after the room for its header (``_reserve``), and ``h`` is their set's hash."""
+        cdef cref_t cid = self._new_slot()
+        cdef clause_t* c = &self.clauses[cid]
+        cdef int32_t slot, g
+        c.id = self.next_id
+        self.next_id += 1
+        c.head = self.arena_len + 2
+        c.size = k
+        self.arena[c.head - 2] = cid
+        self.arena[c.head - 1] = k
+        if tautology:
+            c.kind = TAUTOLOGY
+        elif k == 0:
+            c.kind = EMPTY
+        elif k == 1:
+            c.kind = UNIT
+        else:
+            c.kind = LONG
+        self.arena_len += k + 2
+        if k > self.max_size:
+            self.max_size = k
+        # Its group of equal literal sets: clauses pushed in storing order, so the
+        # group's top is always its live clause with the highest id.
+        if 2 * (<int64_t>self.live_groups + 1) > <int64_t>(self.table_mask + 1):
+            self._grow_table()
+        slot = self._find_slot(self.arena + c.head, k, h)
+        g = self.table[slot]
+        if g < 0:
+            g = self._new_group()
+            self.groups[g].hash = h
+            self.groups[g].size = k
+            self.groups[g].top = NONE
+            self.table[slot] = g
+            self.live_groups += 1
+        c.below = self.groups[g].top
+        self.groups[g].top = cid
+        if c.kind == EMPTY:
+            self.live_empty += 1
+            self.derived_empty = True
+        elif c.kind == UNIT:
+            if self.n_units == self.units_room:
+                _grow(<void**>&self.units, 2 * <size_t>self.units_room, sizeof(cref_t))
+                self.units_room *= 2
+            self.units[self.n_units] = cid
+            self.n_units += 1
+        elif c.kind == LONG:
+            self.n_long += 1
+        return cid
+
+    cdef int32_t _find_slot(self, const lit_t* lits, int32_t n,
+                            uint64_t h) noexcept nogil:
+        """The table slot holding the group of the set of the ``n`` distinct literals
+        at ``lits`` (hash ``h``), or the empty slot where it goes; equal hashes and
+        sizes are confirmed by comparing the sets, with the marks.  A group's set
+        is its top clause's literals (watching permutes them; the set stays)."""
+        cdef uint64_t i = h & self.table_mask
+        cdef uint8_t* marks = self.marks
+        cdef int32_t g, t
+        cdef lit_t* other
+        cdef bint equal
+        while True:
+            g = self.table[i]
+            if g < 0:
+                return <int32_t>i
+            if self.groups[g].hash == h and self.groups[g].size == n:
+                # Two sets of n distinct literals: equal when one holds the other.
+                for t in range(n):
+                    marks[lits[t]] = 1
+                other = self.arena + self.clauses[self.groups[g].top].head
+                equal = True
+                for t in range(n):
+                    if not marks[other[t]]:
+                        equal = False
+                        break
+                for t in range(n):
+                    marks[lits[t]] = 0
+                if equal:
+                    return <int32_t>i
+            i = (i + 1) & self.table_mask
+
+    cdef void _drop_slot(self, int32_t slot) noexcept nogil:
+        """Empty a table slot (its group has no live clause left), moving later
+        entries of its probe run back so every lookup still finds its group
+        (deletion in linear probing, without tombstones)."""
+        cdef uint64_t mask = self.table_mask
+        cdef uint64_t i = <uint64_t>slot
+        cdef uint64_t j = i
+        cdef uint64_t home
+        cdef int32_t g
+        self.table[i] = -1
+        while True:
+            j = (j + 1) & mask
+            g = self.table[j]
+            if g < 0:
+                return
+            home = self.groups[g].hash & mask
+            if ((j - home) & mask) < ((j - i) & mask):
+                continue                                # its home is in (i, j]: it stays
+            self.table[i] = g
+            self.table[j] = -1
+            i = j
+
+    cdef int _watch(self, cref_t cid) except -1 nogil:
+        cdef aref_t head = self.clauses[cid].head
+        _ws_push(&self.wpool, &self.watches[self.arena[head]], head)
+        _ws_push(&self.wpool, &self.watches[self.arena[head + 1]], head)
+        return 0
+
+    # -- the clause store's memory: growth and reuse ------------------------------------
+
+    cdef int _reserve(self, Py_ssize_t n) except -1 nogil:
+        """Room at the arena's end for a clause of ``n`` literals (at most the
+        number of distinct literals) and its header."""
+        cdef int64_t need, room
+        if n > self.n_lits:
+            n = self.n_lits
+        need = <int64_t>self.arena_len + n + 2
+        if need <= self.arena_room:
+            return 0
+        if need > MAX_ARENA:
+            with gil:
+                raise MemoryError(f"too many live literals for the arena ({need})")
+        room = 2 * <int64_t>self.arena_room
+        if room < need:
+            room = need
+        if room > MAX_ARENA:
+            room = MAX_ARENA
+        _grow(<void**>&self.arena, <size_t>room, sizeof(lit_t))
+        self.arena_room = <aref_t>room
+        return 0
+
+    cdef cref_t _new_slot(self) except -2 nogil:
+        """A slot for a new clause: a deleted clause's, else the next one."""
+        cdef cref_t cid = self.free_slots
+        cdef int64_t room
+        if cid != NONE:
+            self.free_slots = self.clauses[cid].below
+            return cid
+        if self.n_slots == self.slots_room:
+            room = _table_room(self.slots_room, "live clauses")
+            _grow(<void**>&self.clauses, <size_t>room, sizeof(clause_t))
+            self.slots_room = <cref_t>room
+        cid = self.n_slots
+        self.n_slots += 1
+        return cid
+
+    cdef int32_t _new_group(self) except -2 nogil:
+        """A group for a new literal set: an emptied group's, else the next one."""
+        cdef int32_t g = self.free_groups
+        cdef int64_t room
+        if g >= 0:
+            self.free_groups = self.groups[g].top
+            return g
+        if self.n_groups == self.groups_room:
+            room = _table_room(self.groups_room, "literal sets")
+            _grow(<void**>&self.groups, <size_t>room, sizeof(group_t))
+            self.groups_room = <int32_t>room
+        g = self.n_groups
+        self.n_groups += 1
+        return g
+
+    cdef int _grow_table(self) except -1 nogil:
+        """Double the table of groups and place every group again by its hash."""
+        cdef uint64_t slots = 2 * (self.table_mask + 1)
+        cdef uint64_t mask = slots - 1
+        cdef uint64_t k, i
+        cdef int32_t* old = self.table
+        cdef int32_t* table = NULL
+        cdef int32_t g
+        if slots > (<uint64_t>1 << 32):
+            with gil:
+                raise MemoryError("too many literal sets")
+        _grow(<void**>&table, <size_t>slots, sizeof(int32_t))
+        memset(table, 0xff, <size_t>slots * sizeof(int32_t))     # every slot -1
+        for k in range(self.table_mask + 1):
+            g = old[k]
+            if g >= 0:
+                i = self.groups[g].hash & mask
+                while table[i] >= 0:
+                    i = (i + 1) & mask
+                table[i] = g
+        free(old)
+        self.table = table
+        self.table_mask = mask
+        return 0
+
+    cdef bint _collect_due(self) noexcept nogil:
+        """Is it time for _collect: deleted clauses' literals take more arena room
+        than the live ones, or the watch pool has handed out three times what the
+        live watches need (lists that moved when they grew leave their old piece
+        behind)?  Both beyond a floor that grows with the number of literals, so
+        a collection's cost is paid for by the steps before it."""
+        cdef size_t need = 4 * (3 * <size_t>self.n_long + 2 * <size_t>self.n_lits)
+        if (self.arena_dead > ARENA_FLOOR + self.n_lits
+                and 2 * <int64_t>self.arena_dead > self.arena_len):
+            return True
+        return self.wpool.used > POOL_FLOOR + 3 * need
+
+    cdef int _collect(self) except -1 nogil:
+        """Reclaim the room of deleted clauses: move the live clauses to the front
+        of the arena (in arena order, in place), and the watch lists into one new
+        pool block, rewriting their arena references; then free the old pool and
+        give the arena's spare room back.  Slots, ids, groups and the unit list
+        do not change, only arena positions.  Raises MemoryError, changing
+        nothing, when the new block cannot be had."""
+        cdef lit_t* arena = self.arena
+        cdef aref_t p = 0, q = 0
+        cdef int64_t room
+        cdef int32_t size, t, cap
+        cdef cref_t cid
+        cdef pool_t pool
+        cdef Py_ssize_t x
+        cdef size_t nbytes = 0
+        cdef char* base = NULL
+        cdef char* block
+        cdef watch_t* w
+        cdef aref_t* data
+        for x in range(self.n_lits):
+            nbytes += <size_t>_compact_cap(self.watches[x].len) * sizeof(aref_t)
+        memset(&pool, 0, sizeof(pool_t))
+        if nbytes:
+            block = <char*>malloc(nbytes + 16)
+            if block == NULL:
+                with gil:
+                    raise MemoryError(f"cannot allocate {nbytes} bytes of watch lists")
+            (<void**>block)[0] = NULL
+            pool.last = block
+            base = block + 16
+            pool.next = base + nbytes                   # the block is full
+            pool.end = pool.next
+            pool.used = nbytes
+        pool.block = nbytes // 2 + 4096
+        # Where each live clause goes (its header still names its slot)...
+        while p < self.arena_len:
+            cid = arena[p]
+            size = arena[p + 1]
+            if cid != NONE:
+                self.clauses[cid].head = q + 2
+                q += size + 2
+            p += size + 2
+        # ... the watch lists follow (read through the headers, still in place) ...
+        for x in range(self.n_lits):
+            w = &self.watches[x]
+            cap = _compact_cap(w.len)
+            data = <aref_t*>base if cap else NULL
+            for t in range(w.len):
+                data[t] = self.clauses[arena[w.data[t] - 2]].head
+            w.data = data
+            w.cap = cap
+            base += <size_t>cap * sizeof(aref_t)
+        _pool_free(&self.wpool)
+        self.wpool = pool
+        # ... and the clauses move, each to a place at or before its own.
+        p = 0
+        q = 0
+        while p < self.arena_len:
+            cid = arena[p]
+            size = arena[p + 1]
+            if cid != NONE:
+                memmove(arena + q, arena + p, (size + 2) * sizeof(lit_t))
+                q += size + 2
+            p += size + 2
+        self.arena_len = q
+        self.arena_dead = 0
+        # Room for as much again as is live, half of it, and some; the rest goes back.
+        room = <int64_t>q + q // 2 + 1024
+        if room < self.arena_room:
+            _grow(<void**>&self.arena, <size_t>room, sizeof(lit_t))
+            self.arena_room = <aref_t>room
+        self.n_collections += 1
+        return 0
+
+    # -- SPEC §4.3 ---------------------------------------------------------------
+
+    cdef int _poll(self) except -1 nogil:
+        """Take the GIL to run pending signal handlers (Ctrl-C raises
+        KeyboardInterrupt here) and to call ``progress``; set the next poll.
+
+        Either may raise: the exception goes up through every caller (they all
+        propagate exceptions, as for MemoryError) and out of the call, which
+        frees the arrays; the half-done state is never read again."""
+        if self.work > INT64_MAX - self.poll_interval:
+            self.next_poll = INT64_MAX
+        else:
+            self.next_poll = self.work + self.poll_interval
+        with gil:
+            PyErr_CheckSignals()
+            if self._progress is not None:
+                self._progress(self.steps_checked, self.work)
+        return 0
+
+    cdef cref_t _propagate(self) except -3 nogil:
+        """Propagate the trail from qhead; return a falsified clause, NONE, or LIMIT
+        as soon as the counter passes the cap (the watch list at hand is left whole).
+
+        The hot loop works on local copies of the fields it changes (the int8_t
+        stores to vals would otherwise force the compiler to reload them) and
+        writes them back on every way out.
+
+        The cap is checked at the start of every clause visit (SPEC §4.3 allows
+        stopping as soon as the counter passes it), but not one visit at a time:
+        a visit costs at most ``max_size`` work (the visit, the literals
+        inspected, one assignment), so a run of visits that cannot reach the cap
+        goes without checking, and its visits are counted once, at its end.
+
+        The same check serves the polls: a run of visits stops at ``limit``, the
+        nearer of the cap and the next poll, so polling costs the hot loop
+        nothing.  Stopping a run of visits early changes no count: the counter
+        is exact at every run's start, and the cap is still checked at the
+        first visit whose start is at or past it."""
+        cdef int8_t* vals = self.vals
+        cdef lit_t* arena = self.arena
+        cdef watch_t* watches = self.watches
+        cdef pool_t* wpool = &self.wpool
+        cdef lit_t* trail = self.trail
+        cdef cref_t* reason = self.reason
+        cdef int32_t trail_len = self.trail_len
+        cdef int32_t qhead = self.qhead
+        cdef int64_t work = self.work
+        cdef int64_t max_work = self.max_work
+        cdef int64_t limit = max_work if max_work < self.next_poll else self.next_poll
+        cdef int64_t max_size = self.max_size
+        cdef int64_t room, n
+        cdef watch_t* ws
+        cdef aref_t* i
+        cdef aref_t* j
+        cdef aref_t* end
+        cdef aref_t* stop
+        cdef aref_t* start
+        cdef int32_t k, size
+        cdef lit_t f, other
+        cdef lit_t* L
+        cdef aref_t h
+        cdef cref_t found = NONE
+        # §4.3 propagate: "while qhead < len(trail):"
+        while qhead < trail_len:
+            # §4.3 propagate: "p = trail[qhead]; qhead += 1; f = -p"
+            f = trail[qhead] ^ 1                        # f just became FALSE
+            qhead += 1
+            # §4.3 propagate: "ws = watches[f]; i = j = 0"
+            ws = &watches[f]
+            i = ws.data
+            j = i
+            end = i + ws.len
+            # §4.3 propagate: "while i < len(ws):"
+            while i != end:
+                # §4.3 "The cap": "an engine may stop earlier, as soon as the
+                # counter passes the cap".  The visits that cannot pass the
+                # limit (the cap or the next poll) run unchecked: all the rest,
+                # usually.
+                n = end - i
+                room = limit - work
+                if n * max_size > room:
+                    if room < 1:
+                        if work >= max_work:
+                            # This visit passes the cap: stop at once, keeping
+                            # this clause and the rest of ws.
+                            work += 1
+                            found = LIMIT
+                            break
+                        # The next poll is due (the counter is exact here).
+                        self.work = work
+                        self._poll()
+                        limit = max_work if max_work < self.next_poll else self.next_poll
+                        continue
+                    n = room // max_size
+                    if n == 0:
+                        n = 1                           # its start is under the cap
+                start = i
+                stop = i + n
+                while i != stop:
+                    # §4.3 propagate: "c = ws[i]; i += 1; work += 1" (the visits
+                    # of a run are counted at its end)
+                    h = i[0]
+                    i += 1
+                    L = arena + h
+                    # §4.3 propagate: "if L[0] == f: swap L[0], L[1]", without a
+                    # branch: f goes to L[1], the other watched literal to L[0].
+                    other = L[0] ^ L[1] ^ f
+                    L[0] = other
+                    L[1] = f
+                    # §4.3 propagate: "if value(L[0]) == TRUE: ws[j] = c; j += 1;
+                    # continue"
+                    if vals[other] == TRUE:
+                        j[0] = h
+                        j += 1
+                        continue
+                    # §4.3 propagate: "for k in 2 .. len(L)-1: work += 1; if
+                    # value(L[k]) != FALSE: swap L[1], L[k];
+                    # watches[L[1]].append(c); goto next_c"
+                    size = L[-1]
+                    k = 2
+                    # The first literal apart: its test, a branch of its own,
+                    # is one the predictor learns apart from the loop's.
+                    if size > 2 and vals[L[2]] == FALSE:
+                        k = 3
+                        while k < size and vals[L[k]] == FALSE:
+                            k += 1
+                    if k < size:
+                        work += k - 1                   # L[2..k] inspected
+                        L[1] = L[k]
+                        L[k] = f
+                        _ws_push(wpool, &watches[L[1]], h)  # it leaves ws (L[1] != f)
+                        continue
+                    work += size - 2                    # L[2..size-1] inspected
+                    # §4.3 propagate: "ws[j] = c; j += 1"
+                    j[0] = h
+                    j += 1
+                    # §4.3 propagate: "if value(L[0]) == FALSE: copy ws[i:] to
+                    # ws[j:]; truncate ws; qhead = len(trail); return c" (below)
+                    if vals[other] == FALSE:
+                        found = L[-2]
+                        break
+                    # §4.3 propagate: "assign(L[0], reason=c)  # work += 1"
+                    vals[other] = TRUE
+                    vals[other ^ 1] = FALSE
+                    reason[other >> 1] = L[-2]
+                    trail[trail_len] = other
+                    trail_len += 1
+                    work += 1
+                work += i - start                       # the visits
+                if found != NONE:
+                    break
+            if found != NONE:
+                # §4.3 propagate: "copy ws[i:] to ws[j:]"; on the cap, the same.
+                while i != end:
+                    j[0] = i[0]
+                    j += 1
+                    i += 1
+                if found != LIMIT:
+                    qhead = trail_len                   # "qhead = len(trail)"
+            # §4.3 propagate: "truncate ws to j"
+            ws.len = <int32_t>(j - ws.data)
+            if found != NONE:
+                break
+        self.trail_len = trail_len
+        self.qhead = qhead
+        self.work = work
+        return found
+
+    cdef int _build(self) except -1 nogil:
+        """The level-0 build: units in id order, then propagation."""
+        cdef cref_t u
+        cdef lit_t lit
+        cdef int32_t i
+        # §4.3 build: "unassign every trail literal; conflict = none"
+        self._undo_to(0)
+        self.conflict = NONE
+        # §4.3 build: "for each live unit clause in id order: TRUE -> skip; FALSE
+        # -> conflict = that clause, stop; else assign it"
+        for i in range(self.n_units):
+            u = self.units[i]
+            lit = self.arena[self.clauses[u].head]
+            if self.vals[lit] == TRUE:
+                continue
+            if self.vals[lit] == FALSE:
+                self.conflict = u
+                return 0
+            self._assign(lit, u)
+        # §4.3 build: "If no conflict, conflict = propagate()"
+        self.conflict = self._propagate()
+        return 0
+
+    cdef int _is_rup(self, const lit_t* lits, int32_t n,
+                     bint tautology) except -1 nogil:
+        """1 when the clause is RUP in the current multiset, else 0; no lasting change
+        to the assignment."""
+        cdef int32_t level0, i
+        cdef bint rup = False
+        cdef lit_t lit
+        # §4.3 RUP step 1: "tautology or inconsistent state -> RUP, no work"
+        if tautology or self._inconsistent():
+            return 1
+        level0 = self.trail_len
+        # §4.3 RUP step 2: "l TRUE -> RUP (stop, undo); l FALSE -> skip; else
+        # assign(-l)"
+        for i in range(n):
+            lit = lits[i]
+            if self.vals[lit] == TRUE:
+                rup = True
+                break
+            if self.vals[lit] == UNASSIGNED:
+                self._assign(lit ^ 1, NONE)
+        # §4.3 RUP step 3: "propagate(); a clause returned -> RUP"
+        if not rup:
+            rup = self._propagate() != NONE
+        # §4.3 RUP step 4: "undo every assignment made after the level-0 trail"
+        self._undo_to(level0)
+        return rup
+
+    cdef int _attach(self, cref_t cid) except -1 nogil:
+        """Attach a successful lemma that _commit() has just stored."""
+        cdef clause_t* c = &self.clauses[cid]
+        cdef lit_t* L = self.arena + c.head
+        cdef lit_t lit
+        cdef int32_t pos, k, found = 0
+        # §4.3 Attach: "Unit [u]: append to the unit list (_commit); if the
+        # state is consistent: u FALSE -> conflict = it; u unassigned ->
+        # assign(u) and conflict = propagate()"
+        if c.kind == UNIT:
+            if self._inconsistent():
+                return 0
+            lit = L[0]
+            if self.vals[lit] == FALSE:
+                self.conflict = cid
+            elif self.vals[lit] == UNASSIGNED:
+                self._assign(lit, cid)
+                self.conflict = self._propagate()
+            return 0
+        # §4.3 Attach: "tautology: store only.  Empty: live_empty += 1" (_commit)
+        if c.kind != LONG:
+            return 0
+        # §4.3 Attach: "long, inconsistent state: watch lits[0], lits[1] as they are"
+        if self._inconsistent():
+            self._watch(cid)
+            return 0
+        # §4.3 Attach: "swap the first non-FALSE literal into position 0, then the
+        # next non-FALSE literal (searching from position 1 on) into position 1"
+        for pos in range(2):
+            for k in range(pos, c.size):
+                if self.vals[L[k]] != FALSE:
+                    lit = L[pos]
+                    L[pos] = L[k]
+                    L[k] = lit
+                    found += 1
+                    break
+            if found == pos:                            # nothing for this position
+                break
+        self._watch(cid)
+        # §4.3 Attach: "None found -> watch, conflict = it"; "One found: TRUE ->
+        # watch; unassigned -> watch, assign(lits[0]), conflict = propagate()"
+        if found == 0:
+            self.conflict = cid
+        elif found == 1 and self.vals[L[0]] == UNASSIGNED:
+            self._assign(L[0], cid)
+            self.conflict = self._propagate()
+        return 0
+
+    cdef int _delete(self, cref_t cid, int64_t s) except -1 nogil:
+        """Remove a live clause (at step s) that _step has taken off its group;
+        rebuild the level-0 state when it held it up."""
+        cdef clause_t* c = &self.clauses[cid]
+        cdef lit_t* L = self.arena + c.head
+        cdef bint rebuild = cid == self.conflict
+        cdef int32_t lo, hi, mid
+        # §4.2: "Deleting a clause removes it from its watch lists or from the
+        # unit list.  The level-0 state is then rebuilt if ..."
+        if c.kind == EMPTY:
+            # "... or was the last live empty clause"
+            self.live_empty -= 1
+            rebuild = rebuild or self.live_empty == 0
+        elif c.kind == UNIT or c.kind == LONG:
+            if c.kind == UNIT:
+                # The unit list is in id order: find cid by bisection, close the gap.
+                lo = 0
+                hi = self.n_units
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    if self.clauses[self.units[mid]].id < c.id:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                if lo < self.n_units and self.units[lo] == cid:
+                    memmove(self.units + lo, self.units + lo + 1,
+                            (self.n_units - lo - 1) * sizeof(cref_t))
+                    self.n_units -= 1
+            else:
+                _ws_remove(&self.watches[L[0]], c.head)
+                _ws_remove(&self.watches[L[1]], c.head)
+                self.n_long -= 1
+            # "... if the deleted clause was the reason of a level-0 literal
+            # (reason[var(lits[0])] == id while lits[0] is TRUE)"
+            if self.vals[L[0]] == TRUE and self.reason[L[0] >> 1] == cid:
+                self.deletions[self.n_deletions] = s
+                self.n_deletions += 1
+                rebuild = True
+        # Its room is reused: the slot goes to the free list at once, the
+        # literals are dead arena space until _collect.  (Nothing refers to it
+        # any more: not a watch list, the unit list nor its group; a reason or
+        # the conflict it was forces the rebuild below.)
+        self.arena[c.head - 2] = NONE
+        self.arena_dead += c.size + 2
+        c.kind = FREE
+        c.below = self.free_slots
+        self.free_slots = cid
+        if rebuild:
+            self._build()
+        return 0
+
+    # -- the whole check ----------------------------------------------------------
+
+    def start(self, progress=None, poll_interval=POLL_INTERVAL):
+        """Store the CNF and make the initial build; return STATUS_VALID, or
+        STATUS_WORK_LIMIT when the build passed the cap.  Starts afresh.
+
+        ``progress(steps_checked, work)``, when given, is called each time the
+        counter has grown by ``poll_interval`` since the last call (checked
+        between clause visits and before each step), from here on and across
+        feed() calls.  An exception it raises, or KeyboardInterrupt on Ctrl-C,
+        leaves the call it happens in and ends the check (start() again).
+        """
+        if progress is not None and not callable(progress):
+            raise TypeError(f"progress must be callable, not {type(progress).__name__}")
+        poll_interval = _as_int(poll_interval, "poll_interval")
+        if poll_interval < 1:
+            raise ValueError(f"poll_interval must be >= 1, got {poll_interval}")
+        self._enter()
+        try:
+            return self._start(progress, poll_interval)
+        finally:
+            self._running = False
+
+    def feed(self, kinds, offsets, lits):
+        """Check a chunk of steps in order; return (STATUS_VALID, -1) when all
+        succeeded, else (status, index in the chunk) of the step that failed or
+        passed the cap (the check stops there).
+
+        ``kinds`` is a buffer of signed chars (array('b')) or C ints, one STEP_*
+        per step; step ``i``'s literals are ``lits[offsets[i]:offsets[i + 1]]``
+        (``offsets`` has one entry more than ``kinds``, never decreases, and
+        need not start at 0).  Inputs the kernel cannot run on raise ValueError
+        or TypeError, checking nothing: the check goes on.
+        """
+        cdef const signed char[::1] kb
+        cdef const int[::1] ki
+        cdef const int[::1] so = _int_buffer(offsets, "offsets")
+        cdef const int[::1] sl = _int_buffer(lits, "lits")
+        cdef Py_ssize_t n
+        if kinds is None or isinstance(kinds, (list, tuple)):
+            kinds = _int_buffer(kinds, "kinds")
+        try:
+            kb = kinds
+            n = kb.shape[0]
+            wide = False
+        except (TypeError, ValueError, BufferError):
+            ki = _int_buffer(kinds, "kinds")
+            n = ki.shape[0]
+            wide = True
+        if so.shape[0] != n + 1:
+            raise ValueError(f"{n} step kinds need {n + 1} offsets, got {so.shape[0]}")
+        self._enter()
+        try:
+            if n == 0:
+                return self._feed(NULL, NULL, 0, so, 0, sl)
+            if wide:
+                return self._feed(NULL, &ki[0], n, so, 0, sl)
+            return self._feed(&kb[0], NULL, n, so, 0, sl)
+        finally:
+            self._running = False
+
+    def feed_step(self, kind, lits, steps_left, literals_left):
+        """One step, the common case (the Checker's add()/delete()): ``kind``
+        STEP_ADD or STEP_DELETE, ``lits`` a plain list or tuple of literals.
+        Return the step's status as feed() would (STATUS_WORK_LIMIT included),
+        or None, changing nothing, when the step is not one this takes: ``lits``
+        not a plain list or tuple, a literal not a plain int within
+        ``1..num_vars`` in magnitude, no room for one more step
+        (``steps_left < 1``) or for its literals (``len(lits) >
+        literals_left``).  The caller then takes the exact way (validate,
+        feed()), which finds the error or the step's own kind.
+        """
+        self._enter()
+        try:
+            if self.phase != CHECKING:
+                raise RuntimeError(self._not_checking("feed_step()"))
+            if type(kind) is not int or (kind != STEP_ADD and kind != STEP_DELETE):
+                raise ValueError(f"kind is {kind!r}, not STEP_ADD or STEP_DELETE")
+            if type(steps_left) is not int or type(literals_left) is not int:
+                raise TypeError("steps_left and literals_left must be ints")
+            if not self._load_step(kind, lits, steps_left, literals_left):
+                return None
+            return self._check_loaded()[0]
+        finally:
+            self._running = False
+
+    def finish(self):
+        """End the check and release its memory; return (status, step_index,
+        steps_checked, work), the conclusion included."""
+        self._enter()
+        try:
+            return self._finish()
+        finally:
+            self._running = False
+
+    def run(self, progress=None, poll_interval=POLL_INTERVAL):
+        """Check the proof given to the constructor; return (status, step_index,
+        steps_checked, work).
+
+        ``progress`` and ``poll_interval`` as for start().  An exception from a
+        poll stops the run and propagates; the Kernel stays usable (a later
+        run() starts afresh), and nothing stays allocated.
+        """
+        cdef Py_ssize_t n, a, b
+        if not self._has_proof:
+            raise TypeError("run() needs a Kernel made with the proof's three arrays")
+        n = self._kinds_i.shape[0] if self._kinds_wide else self._kinds_b.shape[0]
+        if n != self._step_offsets.shape[0] - 1:
+            raise ValueError(f"step_kinds has {n} entries, step_offsets "
+                             f"describes {self._step_offsets.shape[0] - 1} steps")
+        _check_offsets(self._step_offsets, self._step_lits.shape[0], "step_offsets")
+        if progress is not None and not callable(progress):
+            raise TypeError(f"progress must be callable, not {type(progress).__name__}")
+        poll_interval = _as_int(poll_interval, "poll_interval")
+        if poll_interval < 1:
+            raise ValueError(f"poll_interval must be >= 1, got {poll_interval}")
+        self._enter()
+        try:
+            if self._start(progress, poll_interval, n,
+                           self._step_lits.shape[0]) == STATUS_VALID:
+                a = 0
+                while a < n:
+                    b = n if n - a <= RUN_SLICE else a + RUN_SLICE
+                    if self._kinds_wide:
+                        out = self._feed(NULL, &self._kinds_i[a], b - a, self._step_offsets,
+                                         a, self._step_lits)
+                    else:
+                        out = self._feed(&self._kinds_b[a], NULL, b - a, self._step_offsets,
+                                         a, self._step_lits)
+                    if out[0] != STATUS_VALID:
+                        break
+                    a = b
+            return self._finish()
+        except BaseException:
+            # Nothing stays allocated, whatever stopped the run.
+            self._free()
+            self._progress = None
+            self.phase = NEW
+            raise
+        finally:
+            self._running = False
+
+    cdef int _not_running(self) except -1:
+        """Refuse a call while another one runs (from its progress callback, or
+        another thread): the running one holds pointers into the stores."""
+        if self._running:
+            raise RuntimeError("this Kernel is already running "
+                               "(use one Kernel per request, one call at a time)")
+        return 0
+
+    cdef int _enter(self) except -1:
+        self._not_running()
+        self._running = True
+        return 0
+
+    cdef object _start(self, object progress, object poll_interval,
+                       Py_ssize_t more_clauses=0, Py_ssize_t more_lits=0):
+        try:
+            self._free()
+            self.phase = NEW
+            self.reason_deletions = array("q")
+            self.ignored_deletions = array("q")
+            self._load_cnf(more_clauses, more_lits)
+            self._progress = progress
+            self.poll_interval = INT64_MAX if poll_interval > INT64_MAX else poll_interval
+            self.next_poll = INT64_MAX
+            self._set_polls()
+            with nogil:
+                self._start_check()
+        except BaseException:
+            self._free()
+            self._progress = None
+            raise
+        self.phase = CHECKING if self.status == STATUS_VALID else STOPPED
+        return self.status
+
+    cdef object _feed(self, const signed char* kb, const int* ki, Py_ssize_t n,
+                      const int[::1] so, Py_ssize_t a, const int[::1] sl):
+        """Steps ``a .. a + n - 1``: their kinds at ``kb`` (signed chars) or ``ki``
+        (ints), their offsets ``so[a .. a + n]`` into ``sl``."""
+        if self.phase != CHECKING:
+            raise RuntimeError(self._not_checking("feed()"))
+        self._load_chunk(kb, ki, n, so, a, sl)     # raises before anything is checked
+        return self._check_loaded()
+
+    cdef object _check_loaded(self):
+        """Check the chunk that _load_chunk or _load_step copied; return
+        (status, index in the chunk) as feed() does."""
+        cdef Py_ssize_t k
+        try:
+            self._set_polls()
+            with nogil:
+                self._feed_chunk()
+        except BaseException:
+            # A poll raised (Ctrl-C, the callback) or memory ran out midway:
+            # the state is half-done and is never read again.
+            self._free()
+            self._progress = None
+            self.phase = BROKEN
+            raise
+        if self.n_deletions:
+            self.reason_deletions.extend([self.deletions[k] for k in range(self.n_deletions)])
+        if self.n_ignored:
+            self.ignored_deletions.extend([self.ignored[k] for k in range(self.n_ignored)])
+        if self.status != STATUS_VALID:
+            self.phase = STOPPED
+            return (self.status, self.chunk_index)
+        return _ALL_STEPS_VALID
+
+    cdef object _finish(self):
+        if self.phase == NEW or self.phase == BROKEN:
+            raise RuntimeError(self._not_checking("finish()"))
+        if self.phase == CHECKING:
+            self.phase = FINISHED
+        self._free()
+        self._progress = None
+        if self.status != STATUS_VALID:
+            return (self.status, self.step_index, self.steps_checked, self.work)
+        return (STATUS_VALID if self.derived_empty else STATUS_EMPTY_CLAUSE_NOT_DERIVED,
+                -1, self.steps_checked, self.work)
+
+    cdef str _not_checking(self, str call):
+        if self.phase == NEW:
+            return f"start() the check before {call}"
+        if self.phase == BROKEN:
+            return f"an exception stopped the check: start() it again before {call}"
+        if self.phase == STOPPED:
+            return f"the check has stopped: {call} after a failing step"
+        return f"the check is finished: {call} after finish()"
+
+    cdef int _start_check(self) except -1 nogil:
+        """SPEC §4.1, §4.3: the CNF clauses under ids 0..m-1 (long ones watched),
+        then the initial build and its cap."""
+        cdef Py_ssize_t k
+        cdef cref_t cid
+        for k in range(self.n_steps):
+            cid = self._store(self.step_lits + self.step_off[k],
+                              self.step_off[k + 1] - self.step_off[k])
+            if self.clauses[cid].kind == LONG:
+                self._watch(cid)
+        self.n_steps = 0
+        self._build()
+        if self.work > self.max_work:
+            self.status = STATUS_WORK_LIMIT
+            self.step_index = -1
+        return 0
+
+    cdef int _feed_chunk(self) except -1 nogil:
+        """SPEC §4.1: the chunk's steps in order, until one fails or passes the cap;
+        between steps, a collection when one is due."""
+        cdef Py_ssize_t i
+        cdef int status
+        self.n_deletions = 0
+        self.n_ignored = 0
+        self.chunk_index = -1
+        for i in range(self.n_steps):
+            if self.work >= self.next_poll:
+                # Work outside propagation (assignments of a RUP check, a rebuild's
+                # units) counts towards the next poll too.
+                self._poll()
+            status = self._step(i, self.steps_checked)
+            if self.work > self.max_work:
+                # SPEC §4.3: a step that passes the cap ends the run, whatever
+                # its verdict.
+                status = STATUS_WORK_LIMIT
+            if status != STATUS_VALID:
+                self.status = status
+                self.step_index = self.steps_checked
+                self.chunk_index = i
+                return 0
+            self.steps_checked += 1
+            if self._collect_due():
+                self._collect()
+        return 0
+
+    cdef int _step(self, Py_ssize_t i, int64_t s) except -1 nogil:
+        """Step ``i`` of the chunk (step ``s`` of the proof); returns its STATUS_*."""
+        cdef int8_t kind = self.step_kind[i]
+        cdef const lit_t* given
+        cdef Py_ssize_t n
+        cdef lit_t* out
+        cdef int32_t k, slot, g
+        cdef bint tautology, rup
+        cdef cref_t cid
+        cdef uint64_t h
+        # §4.1 add: "every literal must satisfy 1 <= |l| <= num_vars, else
+        # literal_out_of_range"; delete: "an out-of-range literal simply matches
+        # nothing" (the validator gave these steps their own kinds).
+        if kind == STEP_ADD_OUT_OF_RANGE:
+            return STATUS_LITERAL_OUT_OF_RANGE
+        if kind == STEP_DELETE_NO_MATCH:
+            return self._not_found(s)
+        given = self.step_lits + self.step_off[i]
+        n = self.step_off[i + 1] - self.step_off[i]
+        # The step's distinct literals go to the arena's end: where _commit()
+        # stores an add's.
+        self._reserve(n)
+        out = self.arena + self.arena_len + 2
+        k = self._distinct(given, n, out, &tautology, &h)
+        if kind == STEP_DELETE:
+            # §4.1 delete: "removes the live clause with the highest id whose
+            # literal set equals C's literal set, else deleted_clause_not_found"
+            slot = self._find_slot(out, k, h)
+            g = self.table[slot]
+            if g < 0:
+                return self._not_found(s)
+            cid = self.groups[g].top
+            if self.lenient and self._holds_up(cid):
+                # §4.4: "or when the clause it would remove ... is a unit clause
+                # (§4.2), or is the reason of a level-0 literal": ignored.
+                self.ignored[self.n_ignored] = s
+                self.n_ignored += 1
+                return STATUS_VALID
+            self.groups[g].top = self.clauses[cid].below
+            if self.groups[g].top == NONE:
+                # The set's last live clause: the group leaves the table.
+                self._drop_slot(slot)
+                self.groups[g].top = self.free_groups
+                self.free_groups = g
+                self.live_groups -= 1
+            self._delete(cid, s)
+            return STATUS_VALID
+        # §4.1 add: "Then C must be RUP (§4.3) in the current multiset, else
+        # lemma_not_rup.  Then C is added with the next id."
+        rup = self._is_rup(out, k, tautology)
+        if self.work > self.max_work:
+            # The cap passed inside the RUP check: the run ends at this step (SPEC
+            # §4.3), so attaching the lemma would only add work nobody reports.
+            return STATUS_WORK_LIMIT
+        if not rup:
+            return STATUS_LEMMA_NOT_RUP
+        cid = self._commit(k, tautology, h)
+        self._attach(cid)
+        return STATUS_VALID
+
+    cdef int _not_found(self, int64_t s) noexcept nogil:
+        """A delete (step s) that matches no live clause: §4.1 "else
+        deleted_clause_not_found"; §4.4 (lenient): "ignored ... when no live
+        clause has its literal set"."""
+        if not self.lenient:
+            return STATUS_DELETED_CLAUSE_NOT_FOUND
+        self.ignored[self.n_ignored] = s
+        self.n_ignored += 1
+        return STATUS_VALID
+
+    cdef bint _holds_up(self, cref_t cid) noexcept nogil:
+        """§4.4: the live clause is a unit clause, or the reason of a level-0
+        literal (the §4.2 test: reason[var(lits[0])] == id while lits[0] is TRUE)."""
+        cdef clause_t* c = &self.clauses[cid]
+        cdef lit_t* L = self.arena + c.head
+        if c.kind == UNIT:
+            return True
+        return c.kind == LONG and self.vals[L[0]] == TRUE and self.reason[L[0] >> 1] == cid
+
+    # -- loading: the entry guard, with the GIL -----------------------------------
+
+    cdef int _load_cnf(self, Py_ssize_t more_clauses, Py_ssize_t more_lits) except -1:
+        """Check the numbers and the CNF, allocate the per-literal arrays and the
+        stores (sized for the CNF and ``more_clauses`` clauses of ``more_lits``
+        literals in all; they grow), and copy the CNF, encoded, into the chunk
+        buffers for _start_check.
+
+        Raises ValueError on inputs the kernel cannot run on, MemoryError when
+        an allocation fails; the caller then frees.
+        """
+        cdef const int[::1] co = self._clause_offsets
+        cdef const int[::1] cl = self._clause_lits
+        cdef Py_ssize_t k, i, m, total, slots, room
+        cdef int lit, nv
+
+        num_vars = self._num_vars
+        if num_vars < 0:
+            raise ValueError(f"num_vars must be >= 0, got {num_vars}")
+        if num_vars > MAX_VARS:
+            raise ValueError(f"num_vars must be <= {MAX_VARS}, got {num_vars}")
+        nv = num_vars
+        max_work = self._max_work
+        if max_work < 0:
+            raise ValueError(f"max_work must be >= 0, got {max_work}")
+        self.max_work = INT64_MAX if max_work > INT64_MAX else max_work
+
+        _check_offsets(co, cl.shape[0], "clause_offsets")
+        for i in range(cl.shape[0]):
+            lit = cl[i]
+            if lit == 0 or lit < -nv or lit > nv:
+                raise ValueError(f"clause literal {lit} (index {i}) is out of range "
+                                 f"for num_vars {nv}")
+        m = co.shape[0] - 1
+        total = cl.shape[0]
+        if m >= INT32_MAX // 4 or total + 2 * m > INT32_MAX // 2:
+            raise ValueError(f"too many clauses or literals: {m} clauses, "
+                             f"{total} literals")
+        self.nvars = nv
+        self.max_size = 2
+
+        # The CNF, encoded, as the chunk at hand.
+        self._room_for_chunk(m, total)
+        for k in range(m + 1):
+            self.step_off[k] = co[k]
+        for i in range(total):
+            self.step_lits[i] = _encode(cl[i])
+        self.n_steps = m
+
+        # Per literal and per variable (the watches first: the biggest).  reason
+        # and trail need no initial values: a reason is read only for an
+        # assigned variable, and the trail only below trail_len.
+        self.n_lits = 2 * (<Py_ssize_t>nv + 1)
+        _zeroed(<void**>&self.watches, self.n_lits, sizeof(watch_t))
+        # The watch lists' first block: room for the CNF's watches, doubled.
+        self.wpool.block = 16 + 8 * (4 * <size_t>m + 4 * <size_t>self.n_lits)
+        if self.wpool.block < 4096:
+            self.wpool.block = 4096
+        _zeroed(<void**>&self.vals, self.n_lits, sizeof(int8_t))
+        _zeroed(<void**>&self.marks, self.n_lits, sizeof(uint8_t))
+        _grow(<void**>&self.reason, nv + 1, sizeof(cref_t))
+        _grow(<void**>&self.trail, nv + 1, sizeof(lit_t))
+
+        # The stores: room for the CNF and some more (for run(), room for every
+        # step as well: it holds the whole proof anyway, and growing costs time).
+        if more_clauses > INT32_MAX // 4 - m or more_lits > INT32_MAX // 2 - total:
+            more_clauses = more_lits = 0
+        self.slots_room = <cref_t>(m + more_clauses + 64)
+        _grow(<void**>&self.clauses, self.slots_room, sizeof(clause_t))
+        room = total + more_lits + 2 * (m + more_clauses) + 1024      # Py_ssize_t: no wrap
+        self.arena_room = <aref_t>(room if room < MAX_ARENA else MAX_ARENA)
+        _grow(<void**>&self.arena, self.arena_room, sizeof(lit_t))
+        self.units_room = 64
+        _grow(<void**>&self.units, self.units_room, sizeof(cref_t))
+        self.groups_room = <int32_t>(m + more_clauses + 64)
+        _grow(<void**>&self.groups, self.groups_room, sizeof(group_t))
+        slots = 16
+        while slots < 2 * self.groups_room:
+            slots *= 2
+        _grow(<void**>&self.table, slots, sizeof(int32_t))
+        memset(self.table, 0xff, slots * sizeof(int32_t))      # every slot -1
+        self.table_mask = slots - 1
+
+        self.n_collections = 0
+        self.n_slots = 0
+        self.free_slots = NONE
+        self.next_id = 0
+        self.n_long = 0
+        self.arena_len = 0
+        self.arena_dead = 0
+        self.n_units = 0
+        self.live_empty = 0
+        self.derived_empty = False
+        self.n_groups = 0
+        self.free_groups = -1
+        self.live_groups = 0
+        self.trail_len = 0
+        self.qhead = 0
+        self.conflict = NONE
+        self.work = 0
+        self.n_deletions = 0
+        self.n_ignored = 0
+        self.status = STATUS_VALID
+        self.step_index = -1
+        self.steps_checked = 0
+        self.chunk_index = -1
+        return 0
+
+    cdef int _load_chunk(self, const signed char* kb, const int* ki, Py_ssize_t n,
+                         const int[::1] so, Py_ssize_t a, const int[::1] sl) except -1:
+        """Check steps ``a .. a + n - 1`` (see _feed) and copy them, encoded, into
+        the chunk buffers (the literals of steps of other kinds than add and
+        delete are never read, and not copied).  Raises ValueError on inputs
+        the kernel cannot run on, MemoryError; the check itself is untouched."""
+        cdef Py_ssize_t k, i, pos = 0
+        cdef int lit, kind, nv = self.nvars
+        if a < 0 or a + n >= so.shape[0]:
+            raise ValueError(f"{n} step kinds need {n + 1} offsets")
+        if so[a] < 0 or so[a + n] < so[a] or so[a + n] > sl.shape[0]:
+            raise ValueError(f"offsets run from {so[a]} to {so[a + n]}, outside the "
+                             f"{sl.shape[0]} literals")
+        self._room_for_chunk(n, so[a + n] - so[a])
+        for k in range(n):
+            kind = ki[k] if ki != NULL else kb[k]
+            if kind < STEP_ADD or kind > STEP_DELETE_NO_MATCH:
+                raise ValueError(f"kinds[{k}] is {kind}, not a step kind")
+            if so[a + k + 1] < so[a + k] or so[a + k + 1] > so[a + n]:
+                raise ValueError(f"offsets decrease at index {k + 1}")
+            self.step_kind[k] = <int8_t>kind
+            self.step_off[k] = pos
+            if kind != STEP_ADD and kind != STEP_DELETE:
+                continue
+            for i in range(so[a + k], so[a + k + 1]):
+                lit = sl[i]
+                if lit == 0 or lit < -nv or lit > nv:
+                    raise ValueError(f"literal {lit} of step {k} is out of range for "
+                                     f"num_vars {nv}")
+                self.step_lits[pos] = _encode(lit)
+                pos += 1
+        self.step_off[n] = pos
+        self.n_steps = n
+        return 0
+
+    cdef int _load_step(self, int kind, object lits, object steps_left,
+                        object literals_left) except -1:
+        """feed_step's guard: copy the step, encoded, into the chunk buffers as a
+        chunk of one (kind checked by the caller); return 1, or 0 with nothing
+        loaded when feed_step declines it (see there).  The rooms are plain ints
+        (checked by the caller): no Python code runs between reading the size
+        of ``lits`` and reading its items."""
+        cdef Py_ssize_t i, n
+        cdef object item
+        cdef long lit
+        cdef int overflow = 0
+        cdef int nv = self.nvars
+        cdef bint is_list = type(lits) is list
+        if not is_list and type(lits) is not tuple:
+            return 0
+        n = PyList_GET_SIZE(lits) if is_list else PyTuple_GET_SIZE(lits)
+        if steps_left < 1 or n > literals_left:
+            return 0
+        self._room_for_chunk(1, n)
+        for i in range(n):
+            item = <object>(PyList_GET_ITEM(lits, i) if is_list else PyTuple_GET_ITEM(lits, i))
+            # Plain ints only: a bool, an int subclass, a float such as 3.0 is
+            # the validator's to read; a literal outside 1..num_vars (0, out of
+            # range, too big for a C long) gets its error or its own step kind
+            # there.
+            if not PyLong_CheckExact(item):
+                return 0
+            lit = PyLong_AsLongAndOverflow(item, &overflow)
+            if overflow or lit == 0 or lit < -nv or lit > nv:
+                return 0
+            self.step_lits[i] = _encode(<int>lit)
+        self.step_kind[0] = <int8_t>kind
+        self.step_off[0] = 0
+        self.step_off[1] = n
+        self.n_steps = 1
+        return 1
+
+    cdef int _room_for_chunk(self, Py_ssize_t n_steps, Py_ssize_t n_lits) except -1:
+        """Room in the chunk buffers (and for its reason deletions and ignored
+        deletions: at most one per step) for ``n_steps`` steps of ``n_lits`` literals in all."""
+        cdef Py_ssize_t room
+        if n_steps + 1 > self.steps_room:
+            room = max(n_steps + 1, 2 * self.steps_room, 64)
+            _grow(<void**>&self.step_kind, room, sizeof(int8_t))
+            _grow(<void**>&self.step_off, room + 1, sizeof(Py_ssize_t))
+            _grow(<void**>&self.deletions, room, sizeof(int64_t))
+            _grow(<void**>&self.ignored, room, sizeof(int64_t))
+            self.steps_room = room
+        if n_lits > self.lits_room:
+            room = max(n_lits, 2 * self.lits_room, 256)
+            _grow(<void**>&self.step_lits, room, sizeof(lit_t))
+            self.lits_room = room
+        return 0
+
+    cdef int _set_polls(self) except -1:
+        """Polls on for this call (from the counter's next poll due), or off."""
+        # Signal handlers run only in the main thread: elsewhere, without a
+        # callback, a poll would take the GIL for nothing.
+        if self._progress is None and PyThread_get_thread_ident() != _MAIN_THREAD:
+            self.next_poll = INT64_MAX
+        elif self.next_poll == INT64_MAX:
+            if self.work > INT64_MAX - self.poll_interval:
+                self.next_poll = INT64_MAX
+            else:
+                self.next_poll = self.work + self.poll_interval
+        return 0
+
+    cdef void _free(self) noexcept:
+        """Release every C array (safe to call twice); keeps the outcome fields."""
+        _pool_free(&self.wpool)
+        free(self.watches)
+        self.watches = NULL
+        free(self.step_kind)
+        self.step_kind = NULL
+        free(self.step_off)
+        self.step_off = NULL
+        free(self.step_lits)
+        self.step_lits = NULL
+        self.steps_room = 0
+        self.lits_room = 0
+        self.n_steps = 0
+        free(self.clauses)
+        self.clauses = NULL
+        free(self.arena)
+        self.arena = NULL
+        free(self.units)
+        self.units = NULL
+        free(self.marks)
+        self.marks = NULL
+        free(self.table)
+        self.table = NULL
+        free(self.groups)
+        self.groups = NULL
+        free(self.vals)
+        self.vals = NULL
+        free(self.reason)
+        self.reason = NULL
+        free(self.trail)
+        self.trail = NULL
+        free(self.deletions)
+        self.deletions = NULL
+        free(self.ignored)
+        self.ignored = NULL
+        self.n_lits = 0
+
+    # -- for the tests and the benchmarks ---------------------------------------------
+
+    def _stats(self):
+        """The stores' sizes now (entries, and bytes of the watch pool), for the
+        memory tests and benchmarks: a dict."""
+        self._not_running()
+        if self.clauses == NULL:
+            return {}
+        return {"live_clauses": self.n_slots - self._free_count(), "slots": self.n_slots,
+                "slots_room": self.slots_room, "arena_len": self.arena_len,
+                "arena_room": self.arena_room, "arena_dead": self.arena_dead,
+                "units_room": self.units_room, "groups": self.n_groups,
+                "table_slots": self.table_mask + 1, "pool_used": self.wpool.used,
+                "chunk_steps_room": self.steps_room, "chunk_lits_room": self.lits_room,
+                "collections": self.n_collections}
+
+    def _collect_now(self):
+        """Collect now, whether or not one is due (for the tests); return None."""
+        if self.phase != CHECKING and self.phase != STOPPED:
+            raise RuntimeError(self._not_checking("_collect_now()"))
+        self._enter()               # a collection moves what a running call points into
+        try:
+            self._collect()
+        finally:
+            self._running = False
+
+    cdef cref_t _free_count(self):
+        cdef cref_t cid = self.free_slots, count = 0
+        while cid != NONE and count <= self.n_slots:
+            count += 1
+            cid = self.clauses[cid].below
+        return count
+
+    cdef list _lits_of(self, cref_t cid):
+        cdef clause_t* c = &self.clauses[cid]
+        return [self.arena[c.head + t] for t in range(c.size)]
+
+    def _check_invariants(self):
+        """Raise AssertionError unless the stores agree with each other (tests call it
+        between steps; not after a step passed the cap, which stops mid-step).
+
+        The checks of ``kernel_py.Kernel._check_invariants``, on this kernel's
+        structures, and its own: the arena, the free slots and free groups, the
+        table of groups, the watch pool's accounting and ``max_size``.
+        """
+        cdef cref_t cid, top
+        cdef Py_ssize_t x, t, p
+        cdef int32_t g, size
+        cdef uint64_t s
+        cdef watch_t* w
+        cdef clause_t* c
+        cdef aref_t h
+        cdef lit_t lit
+        self._not_running()
+        if self.clauses == NULL:
+            return
+        nl = self.n_lits
+        # Slots: live clauses, and the free list.
+        free_slots = set()
+        cid = self.free_slots
+        while cid != NONE:
+            assert 0 <= cid < self.n_slots and cid not in free_slots, cid
+            assert self.clauses[cid].kind == FREE, cid
+            free_slots.add(cid)
+            cid = self.clauses[cid].below
+        live = [x for x in range(self.n_slots) if self.clauses[<cref_t>x].kind != FREE]
+        assert len(live) + len(free_slots) == self.n_slots
+        lits = {}
+        ids = set()
+        for cid in live:
+            c = &self.clauses[cid]
+            assert 2 <= c.head and c.head + c.size <= self.arena_len, cid
+            assert self.arena[c.head - 2] == cid and self.arena[c.head - 1] == c.size, cid
+            assert 0 <= c.id < self.next_id and c.id not in ids, cid
+            ids.add(c.id)
+            L = self._lits_of(cid)
+            assert len(set(L)) == len(L) and all(2 <= x < nl for x in L), cid
+            taut = any(x ^ 1 in L for x in L)
+            assert c.kind == (TAUTOLOGY if taut else EMPTY if not L
+                              else UNIT if len(L) == 1 else LONG), cid
+            assert c.size <= self.max_size, cid
+            lits[cid] = L
+        assert self.max_size >= 2
+        # The arena: live regions and dead ones.
+        dead = 0
+        seen = set()
+        p = 0
+        while p < self.arena_len:
+            cid = self.arena[p]
+            size = self.arena[p + 1]
+            assert size >= 0
+            if cid == NONE:
+                dead += size + 2
+            else:
+                assert cid in lits and self.clauses[cid].head == p + 2, p
+                seen.add(cid)
+            p += size + 2
+        assert p == self.arena_len and dead == self.arena_dead
+        assert seen == set(live)
+        assert self.arena_len <= self.arena_room
+        # Watch lists: each live long clause in those of lits[0] and lits[1], once.
+        counts = {}
+        used = 0
+        for x in range(nl):
+            w = &self.watches[x]
+            assert 0 <= w.len <= w.cap
+            used += w.cap * sizeof(aref_t)
+            for t in range(w.len):
+                h = w.data[t]
+                cid = self.arena[h - 2]
+                assert cid in lits and self.clauses[cid].head == h, (x, h)
+                assert self.clauses[cid].kind == LONG, (x, cid)
+                L = lits[cid]
+                assert x in (L[0], L[1]), (x, cid)
+                assert (cid, x) not in counts, (x, cid)
+                counts[cid, x] = 1
+        longs = []
+        for cid in live:
+            if self.clauses[cid].kind == LONG:
+                longs.append(cid)
+        assert self.n_long == len(longs)
+        assert len(counts) == 2 * len(longs)
+        assert used <= self.wpool.used
+        # Groups: each table entry a stack of the live clauses of one set, top
+        # first, ids descending; every live clause in one; free groups apart.
+        in_table = []
+        stacked = []
+        for t in range(self.table_mask + 1):
+            g = self.table[t]
+            if g < 0:
+                continue
+            assert 0 <= g < self.n_groups
+            in_table.append(g)
+            top = self.groups[g].top
+            assert top in lits, g
+            key = sorted(lits[top])
+            s = 0
+            for lit in key:
+                s += scc_lit_key(lit)
+            assert self.groups[g].hash == scc_set_hash(s, len(key))
+            assert self.groups[g].size == len(key)
+            marked = array("i", key)
+            assert self._find_slot_of(marked) == t, g
+            cid = top
+            last = None
+            while cid != NONE:
+                assert cid in lits and sorted(lits[cid]) == key, (g, cid)
+                assert last is None or self.clauses[cid].id < last, (g, cid)
+                last = self.clauses[cid].id
+                stacked.append(cid)
+                cid = self.clauses[cid].below
+        assert len(in_table) == len(set(in_table)) == self.live_groups
+        assert sorted(stacked) == sorted(live)
+        free_groups = set()
+        g = self.free_groups
+        while g >= 0:
+            assert g < self.n_groups and g not in free_groups, g
+            free_groups.add(g)
+            g = self.groups[g].top
+        assert not free_groups & set(in_table)
+        assert len(free_groups) + len(in_table) == self.n_groups
+        # Units in id order; live empty clauses counted.
+        units = [self.units[t] for t in range(self.n_units)]
+        by_id = []
+        empties = 0
+        for cid in live:
+            if self.clauses[cid].kind == UNIT:
+                by_id.append((self.clauses[cid].id, cid))
+            empties += self.clauses[cid].kind == EMPTY
+        assert units == [cid for _, cid in sorted(by_id)]
+        assert self.live_empty == empties
+        # The trail, values and reasons.
+        trail = [self.trail[t] for t in range(self.trail_len)]
+        assert len({x >> 1 for x in trail}) == len(trail)
+        assert sum(self.vals[x] == TRUE for x in range(nl)) == len(trail)
+        for lit in trail:
+            assert self.vals[lit] == TRUE and self.vals[lit ^ 1] == FALSE
+            cid = self.reason[lit >> 1]
+            assert cid in lits and lits[cid][0] == lit, _decode(lit)
+        assert self.qhead == self.trail_len or self._inconsistent()
+        if self.conflict != NONE:
+            assert self.conflict in lits
+            assert all(self.vals[x] == FALSE for x in lits[self.conflict])
+        elif not self._inconsistent():
+            for cid in longs:
+                L = lits[cid]
+                if FALSE in (self.vals[L[0]], self.vals[L[1]]):
+                    assert TRUE in (self.vals[L[0]], self.vals[L[1]]), cid
+
+    cdef int32_t _find_slot_of(self, const int[::1] lits) except? -1:
+        """_find_slot for a Python-held set of encoded literals (the tests')."""
+        cdef lit_t* tmp = <lit_t*>malloc((lits.shape[0] + 1) * sizeof(lit_t))
+        cdef bint tautology
+        cdef uint64_t h
+        cdef int32_t k, slot
+        cdef Py_ssize_t t
+        if tmp == NULL:
+            raise MemoryError()
+        try:
+            for t in range(lits.shape[0]):
+                tmp[t] = lits[t]
+            k = self._distinct(tmp, lits.shape[0], tmp, &tautology, &h)
+            slot = self._find_slot(tmp, k, h)
+        finally:
+            free(tmp)
+        return slot

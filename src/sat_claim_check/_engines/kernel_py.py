@@ -1,0 +1,686 @@
+"""The reference engine: the unsat check of docs/semantics.md written plainly.
+
+This module is the executable specification of the unsat check.  The compiled
+engine (``kernel_c.pyx``) implements the same algorithm and must agree with it
+on every verdict and on the work counter to the unit.
+
+Input is flat integer arrays (CSR style), filled by ``_validate``:
+
+* ``clause_offsets`` (m + 1 entries) and ``clause_lits``: the CNF clauses, as
+  given (repeats included); every literal is in ``1..num_vars`` in magnitude.
+* ``kinds`` (one per proof step), ``offsets`` (one more) and ``lits``: proof
+  steps as given, step ``s`` being ``lits[offsets[s]:offsets[s + 1]]``.  An
+  ``add`` with a literal out of range, and a ``delete`` that can match no
+  clause, get their own kinds, so the engine never sees a literal outside
+  ``1..num_vars``.
+
+A kernel is fed step by step::
+
+    k = Kernel(num_vars, clause_offsets, clause_lits, None, None, None, max_work)
+    k.start(progress=None)          # the CNF and the initial build -> status
+    k.feed(kinds, offsets, lits)    # a chunk of steps -> (status, index in the chunk)
+    k.feed_step(kind, lits, steps_left, literals_left)  # one plain step -> status, or None
+    ...
+    k.finish()                      # -> (status, step_index, steps_checked, work)
+
+``start`` returns ``STATUS_VALID``, or ``STATUS_WORK_LIMIT`` when the initial
+build passed the cap.  ``feed`` checks its steps in order and stops at the
+first that fails or passes the cap, returning its status and its index in the
+chunk (``STATUS_VALID, -1`` when every step succeeded); steps are numbered
+across calls.  ``finish`` gives the outcome, the conclusion included (is the
+empty clause in?).  After a step failed, or after ``finish``, ``feed`` raises
+RuntimeError; ``finish`` can be asked again.  ``start`` always starts afresh.
+``reason_deletions`` lists, across calls, the steps whose delete removed the
+reason of a level-0 literal.  ``feed_step`` is ``feed`` of one step in the
+common case (the Checker's ``add``/``delete``: a plain list of plain ints in
+range, within the room left under the proof limits); it declines any other
+step (None, nothing changed), and the caller takes the exact way.
+
+``Kernel(..., max_work, lenient=True)`` reads deletions leniently
+(docs/semantics.md, "Lenient deletions"): a delete that matches no live
+clause, or would remove a unit clause or the reason of a level-0 literal, is
+ignored (it succeeds, changes nothing and counts no work);
+``ignored_deletions`` lists those steps, across calls (always empty when
+strict, as ``reason_deletions`` is when lenient).
+
+One call at a time: a call made while another runs (from its progress
+callback, or from a second thread) raises RuntimeError ("already running")
+and changes nothing, as the compiled kernel does.
+
+``Kernel(num_vars, clause_offsets, clause_lits, step_kinds, step_offsets,
+step_lits, max_work).run()`` checks a whole proof held in memory: ``start``,
+``feed``, ``finish``.  ``_report`` turns the plain ints into a result or an
+error.
+
+Memory follows the live clauses: a deleted clause leaves every structure (its
+id is never used again).
+
+``start(progress)`` arranges for ``progress(steps_checked, work)`` to be called
+each time the counter has grown by ``poll_interval`` (2**20) since the last
+call, looking before each step and before each trail literal that
+``propagate`` takes, across ``feed`` calls; an exception it raises stops the
+check.  The compiled engine looks between clause visits instead, so the calls
+fall at nearby, not equal, points; the polls change nothing else.
+"""
+
+from __future__ import annotations
+
+import threading
+from array import array
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .._core.codes import (
+    STATUS_DELETED_CLAUSE_NOT_FOUND,
+    STATUS_EMPTY_CLAUSE_NOT_DERIVED,
+    STATUS_LEMMA_NOT_RUP,
+    STATUS_LITERAL_OUT_OF_RANGE,
+    STATUS_VALID,
+    STATUS_WORK_LIMIT,
+    STEP_ADD,
+    STEP_ADD_OUT_OF_RANGE,
+    STEP_DELETE,
+    STEP_DELETE_NO_MATCH,
+)
+
+if TYPE_CHECKING:
+    from .._core.types import Ints, Progress
+
+NONE = -1           # "no clause" for propagate() and conflict
+UNASSIGNED = 0
+TRUE = 1
+FALSE = -1
+
+# Kinds of stored clause (SPEC §4.2).
+TAUTOLOGY = 0
+EMPTY = 1
+UNIT = 2
+LONG = 3
+
+# Where a kernel is: before start(), checking steps, stopped at a step (or by
+# the cap), finished, or broken: an exception (from a poll) left a call midway,
+# and the check must be started again.
+NEW = 0
+CHECKING = 1
+STOPPED = 2
+FINISHED = 3
+BROKEN = 4
+
+POLL_INTERVAL = 1 << 20     # work between two calls of the progress callback
+RUN_SLICE = 1 << 16         # run() feeds the proof in slices of this many steps
+NEVER = 1 << 64             # next_poll without a callback: the counter never gets there
+ALREADY_RUNNING = ("this Kernel is already running "
+                   "(use one Kernel per request, one call at a time)")
+
+
+def _check_polling(progress: Progress | None, poll_interval: int) -> None:
+    """TypeError or ValueError unless start()'s polling arguments are usable."""
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be callable, not {type(progress).__name__}")
+    if poll_interval < 1:
+        raise ValueError(f"poll_interval must be >= 1, got {poll_interval}")
+
+
+def distinct_literals(lits: Iterable[int]) -> list[int]:
+    """The distinct literals of a clause, in order of first occurrence."""
+    seen = set()
+    out = []
+    for lit in lits:
+        if lit not in seen:
+            seen.add(lit)
+            out.append(lit)
+    return out
+
+
+def is_tautology(distinct: list[int]) -> bool:
+    present = set(distinct)
+    return any(-lit in present for lit in distinct)
+
+
+class Kernel:
+    """The clause multiset, watch lists and level-0 state of one unsat check."""
+
+    num_vars: int
+    clause_offsets: Ints
+    clause_lits: Ints
+    proof: tuple[Ints, Ints, Ints] | None
+    max_work: int
+    lits: dict[int, list[int]]
+    kind: dict[int, int]
+    next_id: int
+    by_set: dict[tuple[int, ...], list[int]]
+    units: list[int]
+    live_empty: int
+    watches: dict[int, list[int]]
+    values: list[int]
+    reason: list[int]
+    trail: list[int]
+    qhead: int
+    conflict: int
+    work: int
+    steps_checked: int
+    derived_empty: bool
+    phase: int
+    status: int
+    step_index: int
+    reason_deletions: array[int]
+    lenient: bool
+    ignored_deletions: array[int]
+
+    def __init__(self, num_vars: int, clause_offsets: Ints, clause_lits: Ints,
+                 step_kinds: Ints | None, step_offsets: Ints | None, step_lits: Ints | None,
+                 max_work: int, lenient: bool = False) -> None:
+        busy = getattr(self, "_busy", None)
+        if busy is None:
+            self._busy = threading.Lock()   # held by the call running (_enter)
+        else:
+            self._not_running()         # run() reads the proof this replaces
+        self.num_vars = num_vars
+        self.lenient = bool(lenient)    # SPEC §4.4: some deletions are ignored
+        self.clause_offsets = clause_offsets
+        self.clause_lits = clause_lits
+        if step_kinds is None or step_offsets is None or step_lits is None:
+            self.proof = None                       # fed with feed(), not run()
+        else:
+            self.proof = (step_kinds, step_offsets, step_lits)
+        self.max_work = max_work
+        self.phase = NEW
+        self.reset()
+
+    def reset(self) -> None:
+        """The state before the CNF is stored."""
+        self.lits = {}          # per live clause id: distinct literals (permuted by watching)
+        self.kind = {}          # per live clause id: TAUTOLOGY, EMPTY, UNIT or LONG
+        self.next_id = 0        # the id the next stored clause gets
+        self.by_set = {}        # sorted literal tuple -> ids of its live clauses, ascending
+        self.units = []         # ids of live unit clauses, ascending
+        self.live_empty = 0
+        self.watches = {}       # literal -> list of long clause ids
+        self.values = [UNASSIGNED] * (self.num_vars + 1)
+        self.reason = [NONE] * (self.num_vars + 1)
+        self.trail = []
+        self.qhead = 0
+        self.conflict = NONE
+        self.work = 0
+        self.steps_checked = 0  # steps that succeeded so far (the next step's index)
+        self.derived_empty = False  # the CNF or a successful add holds the empty clause
+        self.status = STATUS_VALID  # a failing step's status, once one failed
+        self.step_index = -1        # that step's index
+        self.progress: Progress | None = None
+        self.poll_interval = POLL_INTERVAL
+        self.next_poll = NEVER  # the counter's value due for a call of progress
+        # Steps whose delete removed the reason of a level-0 literal (for --explain),
+        # and those whose delete was ignored (lenient mode only, SPEC §4.4): 8
+        # bytes each, as a proof may have millions of them.
+        self.reason_deletions = array("q")
+        self.ignored_deletions = array("q")
+
+    # -- one call at a time ---------------------------------------------------
+
+    def _not_running(self) -> None:
+        """Refuse a call while another one runs (from its progress callback, or
+        another thread): the running one is halfway through a step."""
+        if self._busy.locked():
+            raise RuntimeError(ALREADY_RUNNING)
+
+    def _enter(self) -> None:
+        """Become the running call (release ``_busy`` when it ends), or refuse."""
+        if not self._busy.acquire(blocking=False):
+            raise RuntimeError(ALREADY_RUNNING)
+
+    # -- values and assignment ------------------------------------------------
+
+    def value(self, lit: int) -> int:
+        v = self.values[abs(lit)]
+        return v if lit > 0 else -v
+
+    def assign(self, lit: int, reason: int) -> None:
+        self.values[abs(lit)] = TRUE if lit > 0 else FALSE
+        self.reason[abs(lit)] = reason
+        self.trail.append(lit)
+        self.work += 1
+
+    def undo_to(self, length: int) -> None:
+        while len(self.trail) > length:
+            self.values[abs(self.trail.pop())] = UNASSIGNED
+        self.qhead = length
+
+    def inconsistent(self) -> bool:
+        return self.live_empty > 0 or self.conflict != NONE
+
+    # -- the clause store -----------------------------------------------------
+
+    def store(self, distinct: list[int], tautology: bool) -> tuple[int, int]:
+        """Store a clause (its distinct literals, and whether they are a tautology)
+        under the next id and return (id, kind); no watching."""
+        if tautology:
+            kind = TAUTOLOGY
+        elif not distinct:
+            kind = EMPTY
+        elif len(distinct) == 1:
+            kind = UNIT
+        else:
+            kind = LONG
+        cid = self.next_id
+        self.next_id += 1
+        self.lits[cid] = distinct
+        self.kind[cid] = kind
+        self.by_set.setdefault(tuple(sorted(distinct)), []).append(cid)
+        if kind == EMPTY:
+            self.live_empty += 1
+            self.derived_empty = True
+        elif kind == UNIT:
+            self.units.append(cid)
+        return cid, kind
+
+    def watch(self, cid: int) -> None:
+        lits = self.lits[cid]
+        self.watches.setdefault(lits[0], []).append(cid)
+        self.watches.setdefault(lits[1], []).append(cid)
+
+    # -- SPEC §4.3 --------------------------------------------------------------
+
+    def poll(self) -> None:
+        """Call progress (start() has set next_poll only when there is one)."""
+        self.next_poll = self.work + self.poll_interval
+        assert self.progress is not None
+        self.progress(self.steps_checked, self.work)
+
+    def propagate(self) -> int:
+        while self.qhead < len(self.trail):
+            if self.work >= self.next_poll:
+                self.poll()
+            p = self.trail[self.qhead]
+            self.qhead += 1
+            f = -p                                  # f just became FALSE
+            ws = self.watches.get(f, [])
+            i = j = 0
+            while i < len(ws):
+                c = ws[i]
+                i += 1
+                self.work += 1
+                L = self.lits[c]
+                if L[0] == f:
+                    L[0], L[1] = L[1], L[0]         # now L[1] == f
+                if self.value(L[0]) == TRUE:
+                    ws[j] = c
+                    j += 1
+                    continue
+                moved = False
+                for k in range(2, len(L)):
+                    self.work += 1
+                    if self.value(L[k]) != FALSE:
+                        L[1], L[k] = L[k], L[1]
+                        self.watches.setdefault(L[1], []).append(c)  # c leaves ws
+                        moved = True
+                        break
+                if moved:
+                    continue
+                ws[j] = c
+                j += 1
+                if self.value(L[0]) == FALSE:
+                    # Conflict: keep the rest of ws, stop.
+                    ws[j:] = ws[i:]
+                    self.qhead = len(self.trail)
+                    return c
+                self.assign(L[0], c)
+            del ws[j:]
+        return NONE
+
+    def build(self) -> None:
+        """The level-0 build: units in id order, then propagation."""
+        self.undo_to(0)
+        self.conflict = NONE
+        for cid in self.units:
+            lit = self.lits[cid][0]
+            v = self.value(lit)
+            if v == TRUE:
+                continue
+            if v == FALSE:
+                self.conflict = cid
+                return
+            self.assign(lit, cid)
+        self.conflict = self.propagate()
+
+    def is_rup(self, distinct: list[int], tautology: bool) -> bool:
+        if tautology or self.inconsistent():
+            return True
+        level0 = len(self.trail)
+        rup = False
+        for lit in distinct:
+            v = self.value(lit)
+            if v == TRUE:
+                rup = True
+                break
+            if v == UNASSIGNED:
+                self.assign(-lit, NONE)
+        if not rup:
+            rup = self.propagate() != NONE
+        self.undo_to(level0)
+        return rup
+
+    def attach(self, cid: int, kind: int) -> None:
+        """Attach a successful lemma that store() has just stored."""
+        if kind == UNIT:
+            if self.inconsistent():
+                return
+            lit = self.lits[cid][0]
+            v = self.value(lit)
+            if v == FALSE:
+                self.conflict = cid
+            elif v == UNASSIGNED:
+                self.assign(lit, cid)
+                self.conflict = self.propagate()
+            return
+        if kind != LONG:
+            return                                  # tautology, or empty (counted)
+        if self.inconsistent():
+            self.watch(cid)
+            return
+        L = self.lits[cid]
+        found = 0
+        for pos in (0, 1):
+            for k in range(pos, len(L)):
+                if self.value(L[k]) != FALSE:
+                    L[pos], L[k] = L[k], L[pos]
+                    found += 1
+                    break
+            if found == pos:                        # nothing found for this position
+                break
+        self.watch(cid)
+        if found == 0:
+            self.conflict = cid
+        elif found == 1 and self.value(L[0]) == UNASSIGNED:
+            self.assign(L[0], cid)
+            self.conflict = self.propagate()
+
+    def delete(self, cid: int, s: int) -> None:
+        """Remove a live clause (at step s); rebuild the level-0 state when it held it up."""
+        kind = self.kind.pop(cid)
+        L = self.lits.pop(cid)
+        rebuild = cid == self.conflict
+        if kind == EMPTY:
+            self.live_empty -= 1
+            rebuild = rebuild or self.live_empty == 0
+        elif kind in (UNIT, LONG):
+            if kind == UNIT:
+                self.units.remove(cid)
+            else:
+                self.watches[L[0]].remove(cid)
+                self.watches[L[1]].remove(cid)
+            if self.value(L[0]) == TRUE and self.reason[abs(L[0])] == cid:
+                self.reason_deletions.append(s)
+                rebuild = True
+        if rebuild:
+            self.build()
+
+    # -- the whole check ----------------------------------------------------------
+
+    def start(self, progress: Progress | None = None,
+              poll_interval: int = POLL_INTERVAL) -> int:
+        """Store the CNF and make the initial build; return STATUS_VALID, or
+        STATUS_WORK_LIMIT when the build passed the cap.  Starts afresh.
+
+        ``progress(steps_checked, work)``, when given, is called about every
+        ``poll_interval`` units of work from here on (see the module note); an
+        exception it raises stops the check and propagates.
+        """
+        _check_polling(progress, poll_interval)
+        self._enter()
+        try:
+            return self._start(progress, poll_interval)
+        finally:
+            self._busy.release()
+
+    def _start(self, progress: Progress | None, poll_interval: int) -> int:
+        self.phase = NEW
+        self.reset()
+        self.progress = progress
+        self.poll_interval = poll_interval
+        self.next_poll = NEVER if progress is None else poll_interval
+        offsets = self.clause_offsets
+        try:
+            for k in range(len(offsets) - 1):
+                distinct = distinct_literals(self.clause_lits[offsets[k]:offsets[k + 1]])
+                cid, kind = self.store(distinct, is_tautology(distinct))
+                if kind == LONG:
+                    self.watch(cid)
+            self.build()
+        except BaseException:
+            self.phase = BROKEN
+            raise
+        if self.work > self.max_work:
+            self.status = STATUS_WORK_LIMIT
+            self.phase = STOPPED
+            return STATUS_WORK_LIMIT
+        self.phase = CHECKING
+        return STATUS_VALID
+
+    def feed(self, kinds: Ints, offsets: Ints, lits: Ints) -> tuple[int, int]:
+        """Check the steps of a chunk in order; return (STATUS_VALID, -1) when all
+        succeeded, else (status, index in the chunk) of the step that failed or
+        passed the cap (the check stops there)."""
+        self._enter()
+        try:
+            return self._feed(kinds, offsets, lits)
+        finally:
+            self._busy.release()
+
+    def _feed(self, kinds: Ints, offsets: Ints, lits: Ints) -> tuple[int, int]:
+        if self.phase != CHECKING:
+            raise RuntimeError(self.not_checking("feed()"))
+        if len(offsets) != len(kinds) + 1:
+            raise ValueError(f"{len(kinds)} step kinds need {len(kinds) + 1} offsets, "
+                             f"got {len(offsets)}")
+        for i in range(len(kinds)):
+            try:
+                if self.work >= self.next_poll:
+                    self.poll()
+                status = self.step(kinds[i], lits[offsets[i]:offsets[i + 1]],
+                                   self.steps_checked)
+            except BaseException:
+                self.phase = BROKEN             # the step is half done
+                raise
+            if self.work > self.max_work:
+                status = STATUS_WORK_LIMIT      # whatever the step's verdict
+            if status != STATUS_VALID:
+                self.status = status
+                self.step_index = self.steps_checked
+                self.phase = STOPPED
+                return status, i
+            self.steps_checked += 1
+        return STATUS_VALID, -1
+
+    def feed_step(self, kind: int, lits: Any, steps_left: int,
+                  literals_left: int) -> int | None:
+        """One step, the common case, for the Checker's add()/delete(): ``kind``
+        STEP_ADD or STEP_DELETE, ``lits`` a plain list or tuple of literals.
+        Return the step's status as ``feed`` would (STATUS_WORK_LIMIT included),
+        or None, changing nothing, when the step is not one this takes: ``lits``
+        not a plain list or tuple, a literal not a plain int within
+        ``1..num_vars`` in magnitude, no room for one more step
+        (``steps_left < 1``) or for its literals (``len(lits) >
+        literals_left``).  The caller then takes the exact way (validate,
+        ``feed``), which finds the error or the step's own kind."""
+        self._enter()
+        try:
+            return self._feed_step(kind, lits, steps_left, literals_left)
+        finally:
+            self._busy.release()
+
+    def _feed_step(self, kind: int, lits: Any, steps_left: int,
+                   literals_left: int) -> int | None:
+        if self.phase != CHECKING:
+            raise RuntimeError(self.not_checking("feed_step()"))
+        if type(kind) is not int or (kind != STEP_ADD and kind != STEP_DELETE):
+            raise ValueError(f"kind is {kind!r}, not STEP_ADD or STEP_DELETE")
+        if type(steps_left) is not int or type(literals_left) is not int:
+            raise TypeError("steps_left and literals_left must be ints")
+        if type(lits) is not list and type(lits) is not tuple:
+            return None
+        if steps_left < 1 or len(lits) > literals_left:
+            return None
+        nv = self.num_vars
+        for lit in lits:
+            if type(lit) is not int or lit == 0 or not -nv <= lit <= nv:
+                return None
+        return self._feed((kind,), (0, len(lits)), lits)[0]
+
+    def finish(self) -> tuple[int, int, int, int]:
+        """End the check; return (status, step_index, steps_checked, work)."""
+        self._enter()
+        try:
+            return self._finish()
+        finally:
+            self._busy.release()
+
+    def _finish(self) -> tuple[int, int, int, int]:
+        if self.phase in (NEW, BROKEN):
+            raise RuntimeError(self.not_checking("finish()"))
+        if self.phase == CHECKING:
+            self.phase = FINISHED
+        if self.status != STATUS_VALID:
+            return self.status, self.step_index, self.steps_checked, self.work
+        if not self.derived_empty:
+            return STATUS_EMPTY_CLAUSE_NOT_DERIVED, -1, self.steps_checked, self.work
+        return STATUS_VALID, -1, self.steps_checked, self.work
+
+    def not_checking(self, call: str) -> str:
+        if self.phase == NEW:
+            return f"start() the check before {call}"
+        if self.phase == BROKEN:
+            return f"an exception stopped the check: start() it again before {call}"
+        if self.phase == STOPPED:
+            return f"the check has stopped: {call} after a failing step"
+        return f"the check is finished: {call} after finish()"
+
+    def run(self, progress: Progress | None = None,
+            poll_interval: int = POLL_INTERVAL) -> tuple[int, int, int, int]:
+        """Check the proof given to the constructor; return (status, step_index,
+        steps_checked, work).  ``progress`` and ``poll_interval`` as for start()."""
+        if self.proof is None:
+            raise TypeError("run() needs a Kernel made with the proof's three arrays")
+        kinds, offsets, lits = self.proof
+        _check_polling(progress, poll_interval)
+        self._enter()
+        try:
+            if self._start(progress, poll_interval) == STATUS_VALID:
+                for a in range(0, len(kinds), RUN_SLICE):
+                    b = min(a + RUN_SLICE, len(kinds))
+                    if self._feed(kinds[a:b], offsets[a:b + 1], lits)[0] != STATUS_VALID:
+                        break
+            return self._finish()
+        finally:
+            self._busy.release()
+
+    def step(self, kind: int, given: Sequence[int], s: int) -> int:
+        """Check step ``s`` (a kind and its literals as given); return its STATUS_*."""
+        if kind == STEP_ADD_OUT_OF_RANGE:
+            return STATUS_LITERAL_OUT_OF_RANGE
+        if kind == STEP_DELETE_NO_MATCH:
+            return self.not_found(s)
+        if kind == STEP_DELETE:
+            key = tuple(sorted(set(given)))
+            ids = self.by_set.get(key)
+            if not ids:
+                return self.not_found(s)
+            if self.lenient and self.holds_up(ids[-1]):
+                # SPEC §4.4: the clause it would remove is a unit or a reason.
+                self.ignored_deletions.append(s)
+                return STATUS_VALID
+            cid = ids.pop()                         # the live equal clause with the highest id
+            if not ids:
+                del self.by_set[key]
+            self.delete(cid, s)
+            return STATUS_VALID
+        distinct = distinct_literals(given)
+        tautology = is_tautology(distinct)
+        if not self.is_rup(distinct, tautology):
+            return STATUS_LEMMA_NOT_RUP
+        cid, stored_kind = self.store(distinct, tautology)
+        self.attach(cid, stored_kind)
+        return STATUS_VALID
+
+    def not_found(self, s: int) -> int:
+        """A delete (step s) that matches no live clause: it fails, or (lenient) is
+        ignored."""
+        if not self.lenient:
+            return STATUS_DELETED_CLAUSE_NOT_FOUND
+        self.ignored_deletions.append(s)
+        return STATUS_VALID
+
+    def holds_up(self, cid: int) -> bool:
+        """Whether a lenient delete leaves the live clause alone: it is a unit
+        clause, or the reason of a level-0 literal (the rebuild's test)."""
+        kind = self.kind[cid]
+        if kind == UNIT:
+            return True
+        L = self.lits[cid]
+        return kind == LONG and self.value(L[0]) == TRUE and self.reason[abs(L[0])] == cid
+
+    # -- for the tests and the benchmarks ---------------------------------------------
+
+    def _stats(self) -> dict[str, Any]:
+        """The stores' sizes now, for the memory tests and benchmarks: a dict."""
+        self._not_running()
+        if self.phase == NEW:
+            return {}
+        return {"live_clauses": len(self.lits), "groups": len(self.by_set),
+                "units": len(self.units), "trail": len(self.trail)}
+
+    def _check_invariants(self) -> None:
+        """Raise AssertionError unless the stores agree with each other (tests call it
+        between steps; not after a step passed the cap, which stops mid-step).
+
+        Checked: every live long clause is in the watch lists of ``lits[0]`` and
+        ``lits[1]``, once each, and the lists hold nothing else; the groups of
+        equal literal sets hold exactly the live clauses, ids ascending; the unit
+        list holds exactly the live units, ids ascending; ``live_empty`` counts
+        the live empty clauses; the trail, values and reasons agree, every
+        level-0 literal's reason being a live clause that has it first; the
+        queue is empty unless the state is inconsistent; a conflict is a live
+        clause that is falsified; in a consistent state, no watched literal is
+        FALSE unless the clause's other watch is TRUE.
+        """
+        self._not_running()
+        if self.phase in (NEW, BROKEN):
+            return
+        live = self.lits.keys()
+        assert self.kind.keys() == live
+        assert all(0 <= cid < self.next_id for cid in live)
+        watched: dict[int, list[int]] = {}
+        for cid in sorted(live):
+            L, kind = self.lits[cid], self.kind[cid]
+            assert len(set(L)) == len(L)
+            assert kind == (TAUTOLOGY if is_tautology(L) else EMPTY if not L
+                            else UNIT if len(L) == 1 else LONG), cid
+            assert all(1 <= abs(lit) <= self.num_vars for lit in L)
+            if kind == LONG:
+                watched.setdefault(L[0], []).append(cid)
+                watched.setdefault(L[1], []).append(cid)
+        for lit, ws in self.watches.items():
+            assert sorted(ws) == watched.get(lit, []), lit
+        assert all(lit in self.watches for lit in watched)
+        grouped = []
+        for key, ids in self.by_set.items():
+            assert ids and ids == sorted(ids), key
+            assert all(tuple(sorted(self.lits[cid])) == key for cid in ids), key
+            grouped.extend(ids)
+        assert sorted(grouped) == sorted(live)
+        assert self.units == sorted(cid for cid in live if self.kind[cid] == UNIT)
+        assert self.live_empty == sum(self.kind[cid] == EMPTY for cid in live)
+        assigned = [v for v in range(1, self.num_vars + 1) if self.values[v] != UNASSIGNED]
+        assert sorted(abs(lit) for lit in self.trail) == assigned
+        for lit in self.trail:
+            assert self.value(lit) == TRUE
+            why = self.reason[abs(lit)]
+            assert why in live and self.lits[why][0] == lit, lit
+        assert self.qhead == len(self.trail) or self.inconsistent()
+        if self.conflict != NONE:
+            assert self.conflict in live
+            assert all(self.value(lit) == FALSE for lit in self.lits[self.conflict])
+        elif not self.inconsistent():
+            for cid in live:
+                L = self.lits[cid]
+                if self.kind[cid] == LONG and FALSE in (self.value(L[0]), self.value(L[1])):
+                    assert TRUE in (self.value(L[0]), self.value(L[1])), cid

@@ -1,0 +1,285 @@
+"""A proof checked as it is read: parts scanned by a reader thread, fed to a Checker.
+
+``check_stream`` is what ``dimacs.run_files`` and ``request --check`` run
+for an unsat claim: memory follows the clauses alive, not the length of the
+proof, a named pipe or standard input is checked while its writer writes,
+and reading stops at the first step that fails or passes a limit.
+``StepMemo`` keeps the steps ``--explain`` names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import stat
+import threading
+from collections.abc import Generator, Iterator
+from typing import IO, TYPE_CHECKING, Any, cast
+
+from .._core import codes as _codes
+from .._core.checker import Checker
+from .._engines import scanner
+from ..errors import LimitExceeded
+from . import source as _source
+from .dimacs_text import (
+    LONGEST_RUN,
+    DimacsError,
+    Input,
+    after_last_whitespace,
+    binary_error,
+    file_name,
+    no_whitespace,
+    read_as_binary,
+    text_error,
+    too_long,
+)
+from .sniff import SNIFF_BYTES
+
+if TYPE_CHECKING:
+    from .._core.types import DrupPart, Progress, ProofFormat, Reading
+
+
+# Parts of a proof read ahead of the checker, and their size (of text, after
+# decompression): enough to keep both threads busy, little enough that the
+# parts in flight weigh less than the clauses they bring.
+READ_AHEAD = 2
+PART_BYTES = 1 << 18
+
+
+def check_stream(checker: Checker, path: Input, max_bytes: int, *,
+                 progress: Progress | None = None, reading: Reading | None = None,
+                 memo: StepMemo | None = None, proof_format: ProofFormat = "auto") -> None:
+    """Feed ``checker`` the DRUP proof of a file or pipe, as it is read.
+
+    A thread reads, decompresses and scans the text (all three without the
+    GIL in the compiled build) while this thread checks the steps scanned
+    so far.  Reading stops at the first step that fails (the verdict is then
+    the checker's), at the first limit the checker raises, at a malformed
+    line (DimacsError, raised once the steps before it are checked) and past
+    ``max_bytes`` of text (DimacsError).  ``memo`` keeps the steps that
+    ``--explain`` needs (the failing one is the checker's).  ``proof_format``:
+    "auto" (told by the first bytes), "text" or "binary".
+    """
+    name = file_name(path)
+    parts = proof_parts(path, max_bytes, proof_format)
+    # A file of at most one part on disk is read here: a thread would only add
+    # its start-up.  (A small compressed file that holds more is then read and
+    # checked in turn, without the overlap.)
+    reader = _ReadAhead(parts) if _more_than_a_chunk(path) else contextlib.closing(parts)
+    with reader as parts:
+        for part in parts:
+            base = checker.steps
+            try:
+                checker._feed_arrays(part.kinds, part.offsets, part.lits)
+            except LimitExceeded as err:
+                err.read_stopped = True
+                s = checker.steps - base        # the step that passed it
+                if 0 <= s < len(part.lines):
+                    err.file_line = part.place(s, name)
+                raise
+            if memo is not None:
+                memo.keep(checker, base, part)
+            if progress is not None:
+                progress(checker.steps, checker.work)
+            if reading is not None:
+                reading(part.bytes_read, part.total_bytes)
+            if checker.failed:
+                return
+            part.raise_problem(name, max_bytes)
+
+
+class _Part:
+    """Steps scanned from one part of a proof: the arrays, then what ended the
+    scan there (a scanner code, or the byte cap), and how far reading got."""
+
+    __slots__ = ("binary", "bytes_read", "code", "kinds", "line", "lines", "lits", "offsets",
+                 "over_cap", "token", "total_bytes", "value")
+
+    def __init__(self, scan: DrupPart, source: _source.Source, binary: bool,
+                 over_cap: bool = False) -> None:
+        # For a binary proof, line is the error's byte offset and lines the
+        # steps' byte offsets.
+        (self.code, self.line, self.token, self.value,
+         self.kinds, self.offsets, self.lits, self.lines) = scan
+        self.bytes_read, self.total_bytes = source.bytes_read, source.size
+        self.binary = binary
+        self.over_cap = over_cap
+
+    def raise_problem(self, name: str, max_bytes: int) -> None:
+        """Raise what ended the scan at this part, if anything: malformed text
+        (the scanner's code) or the byte cap."""
+        if self.code and self.binary:
+            raise binary_error(self.code, self.line, self.token, self.value, name)
+        if self.code:
+            raise text_error(self.code, self.line, self.token, self.value, name, "proof")
+        if self.over_cap:
+            raise too_long("proof", max_bytes, name)
+
+    def place(self, i: int, name: str) -> tuple[str, int] | None:
+        """(file, line) where step i of the part starts; None for a binary proof."""
+        return None if self.binary else (name, self.lines[i])
+
+
+def proof_parts(path: Input, max_bytes: int,
+                 proof_format: ProofFormat) -> Generator[_Part, None, None]:
+    """The proof's steps, a part at a time, scanned as the bytes are read.
+
+    The first bytes say whether the proof is text or binary (``proof_format``
+    "auto"; ``is_binary_proof``).  A text chunk is cut after its last
+    whitespace byte (no token is cut in two: the rest waits for the next
+    chunk); a binary chunk goes as it is.  The scanner keeps a step that spans
+    parts.  The generator ends after a part with an error, or at the byte cap
+    (``max_bytes`` after decompression), or at the end of the proof.
+    """
+    with _source.chunks(path, PART_BYTES) as source:
+        chunks = iter(source)
+        head = b""
+        try:
+            for chunk in chunks:
+                head += chunk
+                if len(head) >= SNIFF_BYTES:
+                    break
+            binary = read_as_binary(head[:SNIFF_BYTES], proof_format)
+            stream = scanner().BinaryDrupStream() if binary else scanner().DrupTextStream()
+            rest = b""
+            read = 0
+            for chunk in _prepend(head, chunks):
+                read += len(chunk)
+                over = read > max_bytes
+                if over:
+                    chunk = chunk[:len(chunk) - (read - max_bytes)]
+                data = rest + chunk if rest else chunk
+                cut = len(data) if binary else after_last_whitespace(data, len(data))
+                rest = data[cut:]
+                part = _Part(stream.scan(memoryview(data)[:cut], False), source, binary, over)
+                yield part
+                if part.code or over:
+                    return
+                if len(rest) >= LONGEST_RUN:
+                    raise no_whitespace("proof", file_name(path), read - len(rest))
+        except _source.SourceError as exc:
+            raise DimacsError(str(exc), file_name(path)) from None
+        yield _Part(stream.scan(rest, True), source, binary)
+
+
+def _prepend(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
+    if first:
+        yield first
+    yield from rest
+
+
+def _more_than_a_chunk(path: Input) -> bool:
+    """False for a regular file of at most one chunk; True otherwise (a pipe)."""
+    if isinstance(path, str) and path == "-":
+        return True
+    try:
+        if _source.is_open_file(path):
+            info = os.fstat(cast("IO[bytes]", path).fileno())
+        else:
+            info = os.stat(cast("str", path))
+    except (OSError, ValueError):
+        return True         # the error is the reader's to raise
+    return not stat.S_ISREG(info.st_mode) or info.st_size > PART_BYTES
+
+
+class _ReadAhead:
+    """Iterate over a generator run in a thread, at most READ_AHEAD items ahead.
+
+    The thread's exception is raised here, in order.  Leaving the ``with``
+    stops the thread at its next item (a thread blocked on a pipe that says
+    nothing more is left behind: it is a daemon and ends with its read).
+    """
+
+    _END = object()
+
+    def __init__(self, items: Generator[Any, None, None]) -> None:
+        self._items = items
+        self._queue: queue.Queue[Any] = queue.Queue(READ_AHEAD)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="sat-claim-check reader",
+                                        daemon=True)
+
+    def _run(self) -> None:
+        try:
+            for item in self._items:
+                if not self._put(item):
+                    break
+        except BaseException as exc:        # raised in the checking thread, in order
+            self._put(_Raised(exc))
+        else:
+            self._put(self._END)
+        finally:
+            self._items.close()
+
+    def _put(self, item: Any) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def __enter__(self) -> Generator[Any, None, None]:
+        self._thread.start()
+        return self._take()
+
+    def _take(self) -> Generator[Any, None, None]:
+        while True:
+            item = self._queue.get()
+            if item is self._END:
+                return
+            if isinstance(item, _Raised):
+                raise item.exc
+            yield item
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        with contextlib.suppress(queue.Empty):
+            while True:
+                self._queue.get_nowait()
+        if not self._thread.is_alive() or exc_info[0] is None:
+            self._thread.join(timeout=1.0)
+
+
+class _Raised:
+    __slots__ = ("exc",)
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+
+class StepMemo:
+    """The proof steps ``--explain`` may name, kept as a proof is streamed:
+    the failing step and the deletions of reason clauses (the first ``most``),
+    with the line of the file where each starts."""
+
+    def __init__(self, file: str, most: int = 1000) -> None:
+        self.file = file
+        self.steps: dict[int, dict[str, list[int]]] = {}
+        self.places: dict[int, str] = {}
+        self.most = most
+        self._seen = 0
+
+    def keep(self, checker: Checker, base: int, part: _Part) -> None:
+        """Keep what the part just fed holds of those steps (steps base...)."""
+        wanted = checker._reason_deletions_from(self._seen, max(self.most - len(self.steps), 0))
+        self._seen = checker._reason_deletion_count()
+        if checker.failed:
+            wanted.append(checker.steps)        # the failing step's index
+        for s in wanted:
+            i = s - base
+            if 0 <= i < len(part.kinds):
+                lits = part.lits[part.offsets[i]:part.offsets[i + 1]].tolist()
+                self.steps[s] = {_codes.step_key(part.kinds[i]): lits}
+                self.places[s] = (f"{self.file}:byte {part.lines[i]}" if part.binary
+                                  else f"{self.file}:{part.lines[i]}")
+
+    def step_of(self, step: int) -> dict[str, list[int]]:
+        """The step as a request step, or {} when it was not kept."""
+        return self.steps.get(step, {})
+
+    def where(self, step: int) -> str | None:
+        """"FILE:LINE" ("FILE:byte N" for a binary proof) of a kept step, else None."""
+        return self.places.get(step)

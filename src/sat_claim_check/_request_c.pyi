@@ -1,8 +1,0 @@
-# The compiled request reader's public surface: the same function as its pure
-# twin (_request_py), with the same signature.
-from ._types import RequestArrays
-from .limits import Limits
-
-def read_request(data: bytes | bytearray, limits: Limits) -> RequestArrays | None:
-    """(claim, num_vars, clause_offsets, clause_lits, assignment, step_kinds,
-    step_offsets, step_lits) for JSON text in bytes, or None to decline."""
