@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run tests/test_request_reader.py against an AddressSanitizer + UBSan build of
+# Run tests/engines/test_request_reader.py against an AddressSanitizer + UBSan build of
 # the compiled request reader (csrc/request_scan.h through request_c.pyx):
 # a read past the end of the text, a write past a buffer or undefined
 # behaviour in the scanner stops the run with a report.  The package is copied
@@ -36,4 +36,4 @@ export PYTHONPATH="$WORK"
 assert m.__file__.startswith(sys.argv[1]), m.__file__" "$WORK"
 cd "$ROOT"
 # --capture=sys: a sanitizer report on file descriptor 2 reaches the terminal.
-"$PYTHON" -m pytest -q -p no:cacheprovider --capture=sys tests/test_request_reader.py "$@"
+"$PYTHON" -m pytest -q -p no:cacheprovider --capture=sys tests/engines/test_request_reader.py "$@"

@@ -33,7 +33,7 @@ from sat_claim_check.service import (
     http_status,
 )
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 TINY_UNSAT = (b'{"cnf":{"num_vars":1,"clauses":[[1],[-1]]},"claim":"unsat",'
               b'"proof":[{"add":[]}]}')
 

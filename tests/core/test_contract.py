@@ -18,7 +18,7 @@ from _contract import (
 
 import sat_claim_check as scc
 
-SHARED_TOOL = Path(__file__).resolve().parents[2] / "shared" / "contract" / \
+SHARED_TOOL = Path(__file__).resolve().parents[3] / "shared" / "contract" / \
     "sat-claim-check.tool.json"
 
 

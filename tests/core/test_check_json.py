@@ -12,7 +12,7 @@ import pytest
 import sat_claim_check as scc
 from sat_claim_check import cli
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 TINY_UNSAT = (b'{"cnf":{"num_vars":1,"clauses":[[1],[-1]]},"claim":"unsat",'
               b'"proof":[{"add":[]}]}')
 NOT_RUP = b'{"cnf":{"num_vars":2,"clauses":[[1,2]]},"claim":"unsat","proof":[{"add":[1]}]}'

@@ -31,9 +31,9 @@ from sat_claim_check import _engines as _engine
 from sat_claim_check import dimacs, pysat
 from sat_claim_check._core import types as _types
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_DIR = Path(scc.__file__).resolve().parent
-TYPING_DIR = Path(__file__).resolve().parent / "typing"
+TYPING_DIR = Path(__file__).resolve().parents[1] / "typing"
 
 PUBLIC_MODULES = (scc, dimacs, pysat)
 TWINS = (("kernel_c", "kernel_py"), ("convert_c", "convert_py"), ("scan_c", "scan_py"),

@@ -90,7 +90,7 @@ print("after:", k.run() == kernel_c.Kernel(*flat, 10**9).run())
 ])
 def test_a_kernel_refuses_calls_from_its_own_progress_callback(call: str) -> None:
     pytest.importorskip("sat_claim_check._engines.kernel_c")
-    code = REENTRY.format(tests=str(Path(__file__).parent), call=call)
+    code = REENTRY.format(tests=str(Path(__file__).parents[1]), call=call)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 0, proc.stderr[-2000:]

@@ -334,7 +334,7 @@ def test_the_default_caps_follow_the_limits():
     assert _bounds.model_bytes(LIMITS) == 32 * 10000 + (1 << 20)
     assert _bounds.request_bytes(LIMITS) == 32 * (50000 + 5000 + 10000 + 50000 + 2000) + (1 << 20)
     # The figures the documentation quotes.
-    readme = (os.path.dirname(__file__) + "/../README.md")
+    readme = (os.path.dirname(__file__) + "/../../README.md")
     documented = [_bounds.__doc__, cli.EPILOG + cli.REQUEST_EPILOG]
     if os.path.exists(readme):
         with open(readme, encoding="utf-8") as f:
