@@ -47,10 +47,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._core.check import Report, checked_progress, contract_limits, lenient_deletions, run_validated
-from ._core.checker import Checker
+from ._core.checker import checker_of_arrays
+from ._core.options import Options
+from ._core.report import Report
+from ._core.session import check_request
 from ._core.validate import proof_steps, validate_arrays
-from ._engines import resolve
 from ._io import bounds as _bounds
 
 # The parts of this door are modules of one concern each: _dimacs_text (text
@@ -84,8 +85,7 @@ if TYPE_CHECKING:
     )
     from .limits import Limits
 
-__all__ = ["DimacsError", "request_from_dimacs", "request_from_files",
-           "run_dimacs", "run_files"]
+__all__ = ["DimacsError", "request_from_dimacs", "request_from_files", "run_dimacs", "run_files"]
 
 
 def _check_texts(proof: object, model: object) -> None:
@@ -93,24 +93,26 @@ def _check_texts(proof: object, model: object) -> None:
         raise TypeError("give exactly one of proof (an unsat claim) and model (a sat claim)")
 
 
-def _request(cnf: CnfArrays, proof: ProofArrays | None,
-             model: list[int] | None) -> dict[str, Any]:
+def _request(cnf: CnfArrays, proof: ProofArrays | None, model: list[int] | None) -> dict[str, Any]:
     num_vars, offsets, lits = cnf
     request: dict[str, Any] = {
-        "cnf": {"num_vars": num_vars, "clauses": clause_lists(offsets, lits)}}
+        "cnf": {"num_vars": num_vars, "clauses": clause_lists(offsets, lits)}
+    }
     if model is not None:
         request["claim"] = "sat"
         request["assignment"] = model
     else:
-        assert proof is not None        # one of the two, as _check_texts made sure
+        assert proof is not None  # one of the two, as _check_texts made sure
         request["claim"] = "unsat"
         request["proof"] = proof_steps(*proof)
     return request
 
 
-def request_from_dimacs(cnf_text: str | bytes,
-                        proof: str | bytes | list[str] | tuple[str, ...] | None = None,
-                        model: str | bytes | None = None) -> dict[str, Any]:
+def request_from_dimacs(
+    cnf_text: str | bytes,
+    proof: str | bytes | list[str] | tuple[str, ...] | None = None,
+    model: str | bytes | None = None,
+) -> dict[str, Any]:
     """Return the request (a dict, ready for ``check``) for a DIMACS CNF and a
     DRUP proof or a model.
 
@@ -125,10 +127,15 @@ def request_from_dimacs(cnf_text: str | bytes,
     return _request(*_parse_texts(cnf_text, proof, model, None, None, None))
 
 
-def request_from_files(cnf_path: Input, proof_path: Input | None = None,
-                       model_path: Input | None = None, *, limits: Limits | None = None,
-                       max_bytes: int | None = None,
-                       proof_format: ProofFormat = "auto") -> dict[str, Any]:
+def request_from_files(
+    cnf_path: Input,
+    proof_path: Input | None = None,
+    model_path: Input | None = None,
+    *,
+    limits: Limits | None = None,
+    max_bytes: int | None = None,
+    proof_format: ProofFormat = "auto",
+) -> dict[str, Any]:
     """request_from_dimacs() on files: return the request, a dict.
 
     Files compressed with gzip, xz or bz2 are read transparently, "-" is
@@ -140,12 +147,17 @@ def request_from_files(cnf_path: Input, proof_path: Input | None = None,
     ``parse_files`` does: the first limit passed raises its CheckError.
     """
     _check_texts(proof_path, model_path)
-    return _request(*parse_files(cnf_path, proof_path, model_path, limits, max_bytes,
-                                 proof_format))
+    return _request(*parse_files(cnf_path, proof_path, model_path, limits, max_bytes, proof_format))
 
 
-def _parse_texts(cnf_text: object, proof: object, model: object, cnf_file: str | None,
-                 proof_file: str | None, model_file: str | None) -> Parsed:
+def _parse_texts(
+    cnf_text: object,
+    proof: object,
+    model: object,
+    cnf_file: str | None,
+    proof_file: str | None,
+    model_file: str | None,
+) -> Parsed:
     cnf = cnf_arrays(as_bytes(cnf_text, "CNF"), cnf_file)
     if model is not None:
         return cnf, None, model_literals(as_bytes(model, "model"), model_file)
@@ -154,11 +166,17 @@ def _parse_texts(cnf_text: object, proof: object, model: object, cnf_file: str |
 
 # -- checking from the arrays --------------------------------------------------
 
-def run_dimacs(cnf_text: str | bytes,
-               proof: str | bytes | list[str] | tuple[str, ...] | None = None,
-               model: str | bytes | None = None, *,
-               engine: EngineName = "auto", limits: Limits | None = None,
-               progress: Progress | None = None, deletions: Deletions = "strict") -> Report:
+
+def run_dimacs(
+    cnf_text: str | bytes,
+    proof: str | bytes | list[str] | tuple[str, ...] | None = None,
+    model: str | bytes | None = None,
+    *,
+    engine: EngineName = "auto",
+    limits: Limits | None = None,
+    progress: Progress | None = None,
+    deletions: Deletions = "strict",
+) -> Report:
     """Check DIMACS/DRUP/model text; return a Report, like run(request_from_dimacs(...)).
 
     The request is never built as Python lists: the parsed arrays go through
@@ -168,15 +186,24 @@ def run_dimacs(cnf_text: str | bytes,
     malformed text and CheckError on a rejected request.
     """
     _check_texts(proof, model)
-    return run_parsed(_parse_texts(cnf_text, proof, model, None, None, None), engine, limits,
-                      progress, deletions)
+    return run_parsed(
+        _parse_texts(cnf_text, proof, model, None, None, None), engine, limits, progress, deletions
+    )
 
 
-def run_files(cnf_path: Input, proof_path: Input | None = None,
-              model_path: Input | None = None, *, engine: EngineName = "auto",
-              limits: Limits | None = None, progress: Progress | None = None,
-              max_bytes: int | None = None, reading: Reading | None = None,
-              deletions: Deletions = "strict", proof_format: ProofFormat = "auto") -> Report:
+def run_files(
+    cnf_path: Input,
+    proof_path: Input | None = None,
+    model_path: Input | None = None,
+    *,
+    engine: EngineName = "auto",
+    limits: Limits | None = None,
+    progress: Progress | None = None,
+    max_bytes: int | None = None,
+    reading: Reading | None = None,
+    deletions: Deletions = "strict",
+    proof_format: ProofFormat = "auto",
+) -> Report:
     """run_dimacs() on files (gzip, xz, bz2 read transparently; "-" is standard
     input; a text or binary proof, as ``proof_format`` says): return a Report.
 
@@ -196,41 +223,65 @@ def run_files(cnf_path: Input, proof_path: Input | None = None,
     if proof_path is None:
         parsed = parse_files(cnf_path, proof_path, model_path, limits, max_bytes)
         return run_parsed(parsed, engine, limits, progress, deletions)
-    return check_files(cnf_path, proof_path, engine=engine, limits=limits, progress=progress,
-                       max_bytes=max_bytes, reading=reading, deletions=deletions,
-                       proof_format=proof_format)
+    return check_files(
+        cnf_path,
+        proof_path,
+        engine=engine,
+        limits=limits,
+        progress=progress,
+        max_bytes=max_bytes,
+        reading=reading,
+        deletions=deletions,
+        proof_format=proof_format,
+    )
 
 
-def check_files(cnf_path: Input, proof_path: Input, *, engine: EngineName = "auto",
-                limits: Limits | None = None, progress: Progress | None = None,
-                max_bytes: int | None = None, reading: Reading | None = None,
-                memo: StepMemo | None = None, deletions: Deletions = "strict",
-                proof_format: ProofFormat = "auto") -> Report:
+def check_files(
+    cnf_path: Input,
+    proof_path: Input,
+    *,
+    engine: EngineName = "auto",
+    limits: Limits | None = None,
+    progress: Progress | None = None,
+    max_bytes: int | None = None,
+    reading: Reading | None = None,
+    memo: StepMemo | None = None,
+    deletions: Deletions = "strict",
+    proof_format: ProofFormat = "auto",
+) -> Report:
     """run_files() for an unsat claim, the proof checked as it is read; ``memo``
     keeps the steps ``--explain`` names."""
-    limits = contract_limits(limits)
-    progress = checked_progress(progress)
-    lenient_deletions(deletions)    # a bad value fails before any reading
+    options = Options.of(engine, limits, deletions, progress)  # before any reading
     check_format(proof_format)
-    resolve(engine)     # an engine that is not built fails before any reading
+    limits = options.limits
     num_vars, offsets, lits = read_cnf(
-        cnf_path, limits, _bounds.cnf_bytes(limits) if max_bytes is None else max_bytes)
-    checker = Checker._from_arrays(num_vars, offsets, lits, engine=engine, limits=limits,
-                                   deletions=deletions, progress=progress)
-    check_stream(checker, proof_path,
-                 _bounds.proof_bytes(limits) if max_bytes is None else max_bytes,
-                 progress=progress, reading=reading, memo=memo, proof_format=proof_format)
+        cnf_path, limits, _bounds.cnf_bytes(limits) if max_bytes is None else max_bytes
+    )
+    checker = checker_of_arrays(num_vars, offsets, lits, options)
+    check_stream(
+        checker,
+        proof_path,
+        _bounds.proof_bytes(limits) if max_bytes is None else max_bytes,
+        progress=options.progress,
+        reading=reading,
+        memo=memo,
+        proof_format=proof_format,
+    )
     return checker.finish()
 
 
-def run_parsed(parsed: Parsed, engine: EngineName = "auto", limits: Limits | None = None,
-               progress: Progress | None = None, deletions: Deletions = "strict") -> Report:
+def run_parsed(
+    parsed: Parsed,
+    engine: EngineName = "auto",
+    limits: Limits | None = None,
+    progress: Progress | None = None,
+    deletions: Deletions = "strict",
+) -> Report:
     """Check what ``parse_files`` returned; a Report, or raise CheckError.
     ``deletions`` as for ``run``."""
-    limits = contract_limits(limits)
-    progress = checked_progress(progress)
-    lenient = lenient_deletions(deletions)
-    name, module = resolve(engine)
+    options = Options.of(engine, limits, deletions, progress)
     (num_vars, offsets, lits), proof, model = parsed
-    v = validate_arrays(num_vars, offsets, lits, proof=proof, assignment=model, limits=limits)
-    return run_validated(v, name, module, limits, progress, lenient)
+    v = validate_arrays(
+        num_vars, offsets, lits, proof=proof, assignment=model, limits=options.limits
+    )
+    return check_request(v, options)

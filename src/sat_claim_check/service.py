@@ -35,16 +35,23 @@ from collections.abc import Awaitable, Iterable, MutableMapping
 from importlib import resources
 from typing import Any, Callable
 
+from ._core.options import Options
 from ._core.outcome import Outcome, check_json
 from ._core.types import EngineName
-from ._engines import resolve
 from ._io.bounds import request_bytes
 from ._uvicorn import serve
-from .errors import LimitExceeded
 from .limits import Limits
 
-__all__ = ["EXECUTE_PATH", "TOOL_PATH", "Service", "app", "create_app",
-           "default_max_body_bytes", "http_status", "serve"]
+__all__ = [
+    "EXECUTE_PATH",
+    "TOOL_PATH",
+    "Service",
+    "app",
+    "create_app",
+    "default_max_body_bytes",
+    "http_status",
+    "serve",
+]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -75,12 +82,7 @@ def default_max_body_bytes(limits: Limits) -> int:
 def http_status(outcome: Outcome) -> int:
     """Return the HTTP status of an Outcome: 200 for a result (valid or not),
     400 for invalid_input, 413 for a size limit, 422 for the work limit."""
-    error = outcome.error
-    if error is None:
-        return 200
-    if isinstance(error, LimitExceeded):
-        return 422 if error.limit == "max_propagation_work" else 413
-    return 400
+    return outcome.http_status
 
 
 class _Cancelled(Exception):
@@ -113,8 +115,7 @@ class _Disconnected(Exception):
 
 
 def _error_body(error: str, message: str, **extra: object) -> bytes:
-    return json.dumps({"error": error, **extra, "message": message},
-                      separators=(",", ":")).encode()
+    return json.dumps({"error": error, **extra, "message": message}, separators=(",", ":")).encode()
 
 
 def _json_media_type(value: bytes | None) -> bool:
@@ -143,34 +144,39 @@ class Service:
     units of work.  See docs/semantics.md ("The HTTP service").
     """
 
-    def __init__(self, *, limits: Limits | None = None, engine: EngineName = "auto",
-                 workers: int | None = None, queue: int | None = None,
-                 max_body_bytes: int | None = None, body_timeout: float = 30.0,
-                 retry_after: int = 1) -> None:
-        if limits is None:
-            limits = Limits()
-        if not isinstance(limits, Limits):
-            raise TypeError(f"limits must be a sat_claim_check.Limits, got "
-                            f"{type(limits).__name__}")
-        self.engine, _ = resolve(engine)        # an engine that is not built fails here
-        self.limits = limits
+    def __init__(
+        self,
+        *,
+        limits: Limits | None = None,
+        engine: EngineName = "auto",
+        workers: int | None = None,
+        queue: int | None = None,
+        max_body_bytes: int | None = None,
+        body_timeout: float = 30.0,
+        retry_after: int = 1,
+    ) -> None:
+        options = Options.of(engine, limits)  # an engine that is not built fails here
+        self.engine = options.engine
+        self.limits = options.limits
         self.workers = _count("workers", _cpus() if workers is None else workers, 1)
         self.queue = _count("queue", 4 * self.workers if queue is None else queue, 0)
         self.max_body_bytes = _count(
             "max_body_bytes",
-            default_max_body_bytes(limits) if max_body_bytes is None else max_body_bytes, 1)
+            default_max_body_bytes(self.limits) if max_body_bytes is None else max_body_bytes,
+            1,
+        )
         if not (isinstance(body_timeout, (int, float)) and body_timeout > 0):
             raise ValueError(f"body_timeout must be a positive number, got {body_timeout!r}")
         self.body_timeout = float(body_timeout)
         self.retry_after = _count("retry_after", retry_after, 0)
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
         self._tool = resources.files(__package__).joinpath("schemas/tool.json").read_bytes()
-        self._lock = threading.Lock()       # guards the counters the workers change
-        self.in_flight = 0                  # admitted POSTs (event loop only)
-        self.checking = 0                   # checks inside a worker
-        self.checks = 0                     # checks answered
-        self.cancelled = 0                  # checks stopped: the client had gone
-        self.overloaded = 0                 # requests turned away with 503
+        self._lock = threading.Lock()  # guards the counters the workers change
+        self.in_flight = 0  # admitted POSTs (event loop only)
+        self.checking = 0  # checks inside a worker
+        self.checks = 0  # checks answered
+        self.cancelled = 0  # checks stopped: the client had gone
+        self.overloaded = 0  # requests turned away with 503
 
     # -- ASGI ------------------------------------------------------------------
 
@@ -196,27 +202,47 @@ class Service:
         path, method = scope["path"], scope["method"]
         root = scope.get("root_path", "")
         if root and path.startswith(root):
-            path = path[len(root):]
+            path = path[len(root) :]
         if path == EXECUTE_PATH:
             if method == "POST":
                 await self._execute(scope, receive, send)
             else:
-                await self._refuse(scope, receive, send, 405, _error_body(
-                    "method_not_allowed", "use POST"), [(b"allow", b"POST")])
+                await self._refuse(
+                    scope,
+                    receive,
+                    send,
+                    405,
+                    _error_body("method_not_allowed", "use POST"),
+                    [(b"allow", b"POST")],
+                )
         elif path in (TOOL_PATH, HEALTH_PATH):
             if method in ("GET", "HEAD"):
                 body = self._tool if path == TOOL_PATH else self._health()
                 await _respond(send, 200, body, head=method == "HEAD")
             else:
-                await self._refuse(scope, receive, send, 405, _error_body(
-                    "method_not_allowed", "use GET"), [(b"allow", b"GET, HEAD")])
+                await self._refuse(
+                    scope,
+                    receive,
+                    send,
+                    405,
+                    _error_body("method_not_allowed", "use GET"),
+                    [(b"allow", b"GET, HEAD")],
+                )
         else:
-            await self._refuse(scope, receive, send, 404, _error_body(
-                "not_found", f"no route {path}"))
+            await self._refuse(
+                scope, receive, send, 404, _error_body("not_found", f"no route {path}")
+            )
 
-    async def _refuse(self, scope: Scope, receive: Receive, send: Send, status: int,
-                      body: bytes, headers: Iterable[tuple[bytes, bytes]] = (),
-                      drain: bool = True) -> None:
+    async def _refuse(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        status: int,
+        body: bytes,
+        headers: Iterable[tuple[bytes, bytes]] = (),
+        drain: bool = True,
+    ) -> None:
         """Answer without reading the request body, then close the connection.
 
         What the client is still sending is read and dropped first (at most
@@ -226,8 +252,10 @@ class Service:
         waits for 100 Continue, or when ``drain`` is false (a body declared
         too large to drop).
         """
-        if drain and not any(name == b"expect" and value.lower() == b"100-continue"
-                             for name, value in scope["headers"]):
+        if drain and not any(
+            name == b"expect" and value.lower() == b"100-continue"
+            for name, value in scope["headers"]
+        ):
             await self._drop_body(receive)
         await _respond(send, status, body, headers, close=True)
 
@@ -248,34 +276,55 @@ class Service:
             size += len(message.get("body", b""))
 
     def _health(self) -> bytes:
-        return json.dumps({
-            "status": "ok", "engine": self.engine, "workers": self.workers,
-            "queue": self.queue, "max_body_bytes": self.max_body_bytes,
-            "threads": self.threads(),
-            "in_flight": self.in_flight, "checking": self.checking, "checks": self.checks,
-            "cancelled": self.cancelled, "overloaded": self.overloaded,
-            "limits": self.limits.as_dict()}, separators=(",", ":")).encode()
+        return json.dumps(
+            {
+                "status": "ok",
+                "engine": self.engine,
+                "workers": self.workers,
+                "queue": self.queue,
+                "max_body_bytes": self.max_body_bytes,
+                "threads": self.threads(),
+                "in_flight": self.in_flight,
+                "checking": self.checking,
+                "checks": self.checks,
+                "cancelled": self.cancelled,
+                "overloaded": self.overloaded,
+                "limits": self.limits.as_dict(),
+            },
+            separators=(",", ":"),
+        ).encode()
 
     # -- the check ---------------------------------------------------------------
 
     async def _execute(self, scope: Scope, receive: Receive, send: Send) -> None:
-        headers = dict(scope["headers"])        # names are lower case in ASGI
+        headers = dict(scope["headers"])  # names are lower case in ASGI
         if not _json_media_type(headers.get(b"content-type")):
-            await self._refuse(scope, receive, send, 415, _error_body(
-                "unsupported_media_type", "the body must be application/json (UTF-8)"))
+            await self._refuse(
+                scope,
+                receive,
+                send,
+                415,
+                _error_body("unsupported_media_type", "the body must be application/json (UTF-8)"),
+            )
             return
         length = headers.get(b"content-length")
         if length is not None and length.isdigit() and int(length) > self.max_body_bytes:
-            await self._refuse(scope, receive, send, 413, self._too_large(int(length)),
-                               drain=False)
+            await self._refuse(scope, receive, send, 413, self._too_large(int(length)), drain=False)
             return
         if self.in_flight >= self.workers + self.queue:
             self.overloaded += 1
-            await self._refuse(scope, receive, send, 503, _error_body(
-                "overloaded", "every worker is busy and the queue is full; retry later"),
-                [(b"retry-after", str(self.retry_after).encode())])
+            await self._refuse(
+                scope,
+                receive,
+                send,
+                503,
+                _error_body(
+                    "overloaded", "every worker is busy and the queue is full; retry later"
+                ),
+                [(b"retry-after", str(self.retry_after).encode())],
+            )
             return
-        self.in_flight += 1         # given back when the check ends, not the request
+        self.in_flight += 1  # given back when the check ends, not the request
         try:
             body = await asyncio.wait_for(self._read_body(receive), self.body_timeout)
         except BaseException as exc:
@@ -283,10 +332,15 @@ class Service:
             if isinstance(exc, _BodyTooLarge):
                 await self._refuse(scope, receive, send, 413, self._too_large(None))
             elif isinstance(exc, asyncio.TimeoutError):
-                await _respond(send, 408, _error_body(
-                    "request_timeout",
-                    f"the body did not arrive within {self.body_timeout:g} s"), close=True)
-            elif not isinstance(exc, _Disconnected):    # the server is stopping
+                await _respond(
+                    send,
+                    408,
+                    _error_body(
+                        "request_timeout", f"the body did not arrive within {self.body_timeout:g} s"
+                    ),
+                    close=True,
+                )
+            elif not isinstance(exc, _Disconnected):  # the server is stopping
                 raise
             return
         await self._check(body, receive, send)
@@ -306,8 +360,12 @@ class Service:
                 return b"".join(chunks)
 
     def _too_large(self, actual: int | None) -> bytes:
-        return _error_body("body_too_large", f"the body is over {self.max_body_bytes} bytes",
-                           max=self.max_body_bytes, actual=actual)
+        return _error_body(
+            "body_too_large",
+            f"the body is over {self.max_body_bytes} bytes",
+            max=self.max_body_bytes,
+            actual=actual,
+        )
 
     async def _check(self, body: bytes, receive: Receive, send: Send) -> None:
         cancel = _Cancel()
@@ -325,9 +383,9 @@ class Service:
             await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
         finally:
             gone.cancel()
-            if not future.done():   # the client has gone (or the server gave up on it)
+            if not future.done():  # the client has gone (or the server gave up on it)
                 cancel.cancelled = True
-                job.cancel()        # a job still in the queue never starts
+                job.cancel()  # a job still in the queue never starts
         if not future.done():
             return
         try:
@@ -338,7 +396,7 @@ class Service:
             return
         if outcome is not None:
             self.checks += 1
-            await _respond(send, http_status(outcome), outcome.body)
+            await _respond(send, outcome.http_status, outcome.body)
 
     def _job(self, body: bytes, cancel: _Cancel) -> Outcome | None:
         """In a worker thread: the Outcome, or None when the check was cancelled."""
@@ -351,8 +409,11 @@ class Service:
         except _Cancelled:
             with self._lock:
                 self.cancelled += 1
-            logger.info("check stopped, the client has gone (proof step %d, work %d)",
-                        cancel.steps_checked, cancel.work)
+            logger.info(
+                "check stopped, the client has gone (proof step %d, work %d)",
+                cancel.steps_checked,
+                cancel.work,
+            )
             return None
         finally:
             with self._lock:
@@ -361,14 +422,15 @@ class Service:
     def _check_ended(self, future: asyncio.Future[Outcome | None]) -> None:
         self.in_flight -= 1
         if not future.cancelled():
-            future.exception()      # retrieved here too: the handler may be gone
+            future.exception()  # retrieved here too: the handler may be gone
 
     # -- the pool ----------------------------------------------------------------
 
     def _pool(self) -> concurrent.futures.ThreadPoolExecutor:
         if self._executor is None:
             self._executor = concurrent.futures.ThreadPoolExecutor(
-                self.workers, thread_name_prefix="sat-claim-check")
+                self.workers, thread_name_prefix="sat-claim-check"
+            )
         return self._executor
 
     def threads(self) -> int:
@@ -393,12 +455,21 @@ async def _disconnected(receive: Receive) -> None:
         pass
 
 
-async def _respond(send: Send, status: int, body: bytes,
-                   headers: Iterable[tuple[bytes, bytes]] = (), *, head: bool = False,
-                   close: bool = False) -> None:
+async def _respond(
+    send: Send,
+    status: int,
+    body: bytes,
+    headers: Iterable[tuple[bytes, bytes]] = (),
+    *,
+    head: bool = False,
+    close: bool = False,
+) -> None:
     """Send one JSON response; ``close`` when the request body may be unread."""
-    start = [(b"content-type", b"application/json"),
-             (b"content-length", str(len(body)).encode()), *headers]
+    start = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        *headers,
+    ]
     if close:
         start.append((b"connection", b"close"))
     await send({"type": "http.response.start", "status": status, "headers": start})
@@ -417,10 +488,16 @@ def _count(name: str, value: int, least: int) -> int:
     return value
 
 
-def create_app(*, limits: Limits | None = None, engine: EngineName = "auto",
-               workers: int | None = None, queue: int | None = None,
-               max_body_bytes: int | None = None, body_timeout: float = 30.0,
-               retry_after: int = 1) -> Service:
+def create_app(
+    *,
+    limits: Limits | None = None,
+    engine: EngineName = "auto",
+    workers: int | None = None,
+    queue: int | None = None,
+    max_body_bytes: int | None = None,
+    body_timeout: float = 30.0,
+    retry_after: int = 1,
+) -> Service:
     """Return a new ASGI application checking requests under ``limits``.
 
     ``limits``: a Limits, None for the contract's; they hold for every
@@ -431,9 +508,15 @@ def create_app(*, limits: Limits | None = None, engine: EngineName = "auto",
     ``body_timeout``: seconds to receive a body; ``retry_after``: seconds
     sent in Retry-After with a 503.  ValueError for a setting out of range.
     """
-    return Service(limits=limits, engine=engine, workers=workers, queue=queue,
-                   max_body_bytes=max_body_bytes, body_timeout=body_timeout,
-                   retry_after=retry_after)
+    return Service(
+        limits=limits,
+        engine=engine,
+        workers=workers,
+        queue=queue,
+        max_body_bytes=max_body_bytes,
+        body_timeout=body_timeout,
+        retry_after=retry_after,
+    )
 
 
 app = create_app()

@@ -22,10 +22,11 @@ import pytest
 import sat_claim_check as scc
 from sat_claim_check import _engines as _engine
 from sat_claim_check import cli, dimacs
-from sat_claim_check._core import checker as _checker
+from sat_claim_check._core import options as _options
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
-                                reason="caps the address space with RLIMIT_AS")
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="caps the address space with RLIMIT_AS"
+)
 
 # About 2**30 variables: gigabytes for either engine, refused by the cap below.
 NUM_VARS = scc.Limits.unlimited().max_vars
@@ -62,25 +63,45 @@ def files(tmp_path_factory):
     d = tmp_path_factory.mktemp("oom")
     (d / "f.cnf").write_text(f"p cnf {NUM_VARS} 1\n1 0\n")
     (d / "f.drup").write_text("0\n")
-    (d / "f.json").write_text(json.dumps({"cnf": {"num_vars": NUM_VARS, "clauses": [[1]]},
-                                          "claim": "unsat", "proof": [{"add": []}]}))
+    (d / "f.json").write_text(
+        json.dumps(
+            {
+                "cnf": {"num_vars": NUM_VARS, "clauses": [[1]]},
+                "claim": "unsat",
+                "proof": [{"add": []}],
+            }
+        )
+    )
     return d
 
 
 def capped(*args, code=None):
     """A child process under the address-space cap: ``python -c DOORS args`` or
     ``python -m sat_claim_check args``."""
-    prefix = ["-c", DOORS.format(cap=CAP, n=NUM_VARS)] if code is None else [
-        "-c", f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({CAP}, {CAP}))\n"
-              "import runpy, sys; sys.argv[0] = 'sat-claim-check'\n"
-              "runpy.run_module('sat_claim_check', run_name='__main__')"]
+    prefix = (
+        ["-c", DOORS.format(cap=CAP, n=NUM_VARS)]
+        if code is None
+        else [
+            "-c",
+            f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({CAP}, {CAP}))\n"
+            "import runpy, sys; sys.argv[0] = 'sat-claim-check'\n"
+            "runpy.run_module('sat_claim_check', run_name='__main__')",
+        ]
+    )
     env = {k: v for k, v in os.environ.items() if k != "SAT_CLAIM_CHECK_NO_EXTENSIONS"}
-    return subprocess.run([sys.executable, *prefix, *args], capture_output=True, text=True,
-                          timeout=120, env=env)
+    return subprocess.run(
+        [sys.executable, *prefix, *args], capture_output=True, text=True, timeout=120, env=env
+    )
 
 
-EXPECTED = {"error": "limit_exceeded", "field": "cnf", "path": "/cnf/num_vars",
-            "limit": "max_vars", "max": NUM_VARS, "actual": NUM_VARS}
+EXPECTED = {
+    "error": "limit_exceeded",
+    "field": "cnf",
+    "path": "/cnf/num_vars",
+    "limit": "max_vars",
+    "max": NUM_VARS,
+    "actual": NUM_VARS,
+}
 
 
 @pytest.mark.parametrize("door", ["run", "Checker", "run_files", "check_json"])
@@ -94,10 +115,13 @@ def test_every_python_door_gives_the_same_error(engine, door, files):
     assert out.stderr == ""
 
 
-@pytest.mark.parametrize("command", [
-    ["check", "{d}/f.json"],
-    ["request", "--check", "--cnf", "{d}/f.cnf", "--proof", "{d}/f.drup"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["check", "{d}/f.json"],
+        ["request", "--check", "--cnf", "{d}/f.cnf", "--proof", "{d}/f.drup"],
+    ],
+)
 def test_every_command_writes_the_error_object_and_an_honest_hint(engine, command, files):
     args = [a.format(d=files) for a in command] + ["--unlimited", "--engine", engine]
     out = capped(*args, code=True)
@@ -130,7 +154,7 @@ class _Starved:
 
 def test_memory_that_runs_out_in_a_proof_step(monkeypatch):
     # Past the contract's max_proof_steps: the proof's size is the one named.
-    monkeypatch.setattr(_checker, "resolve", lambda engine: ("reference", _Starved))
+    monkeypatch.setattr(_options, "resolve", lambda engine: ("reference", _Starved))
     checker = scc.Checker({"num_vars": 1, "clauses": []}, limits=scc.Limits.unlimited())
     steps = [{"add": [1, -1]}] * 3000
     with pytest.raises(scc.LimitExceeded) as info:
@@ -143,7 +167,7 @@ def test_memory_that_runs_out_in_a_proof_step(monkeypatch):
 
 def test_memory_that_runs_out_within_the_contract_is_not_the_request(monkeypatch):
     # A request the contract allows cannot be blamed: the MemoryError comes out.
-    monkeypatch.setattr(_checker, "resolve", lambda engine: ("reference", _Starved))
+    monkeypatch.setattr(_options, "resolve", lambda engine: ("reference", _Starved))
     checker = scc.Checker({"num_vars": 1, "clauses": []})
     with pytest.raises(MemoryError):
         checker.add([1, -1])
@@ -181,8 +205,17 @@ def test_memory_that_runs_out_reading_a_cnf(tmp_path, monkeypatch, capsys, door)
     monkeypatch.setitem(_engine._chosen, "scanner", scanner)
     unlimited = scc.Limits.unlimited()
     if door == "command":
-        code = cli.main(["request", "--check", "--unlimited", "--cnf", str(cnf),
-                         "--proof", str(tmp_path / "f.drup")])
+        code = cli.main(
+            [
+                "request",
+                "--check",
+                "--unlimited",
+                "--cnf",
+                str(cnf),
+                "--proof",
+                str(tmp_path / "f.drup"),
+            ]
+        )
         out, err = capsys.readouterr()
         assert code == 2
         error = json.loads(out)
@@ -197,4 +230,7 @@ def test_memory_that_runs_out_reading_a_cnf(tmp_path, monkeypatch, capsys, door)
         assert info.value.out_of_memory
     assert scanner.calls == 2
     assert (error["limit"], error["actual"], error["max"]) == (
-        "max_clauses", clauses, unlimited.max_clauses)
+        "max_clauses",
+        clauses,
+        unlimited.max_clauses,
+    )

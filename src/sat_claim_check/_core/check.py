@@ -2,86 +2,30 @@
 
 from __future__ import annotations
 
-from array import array
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from .._engines import resolve
-from ..limits import CONTRACT_LIMITS, Limits
-from .report import result, unsat_outcome
-from .sat import check_sat
+from .options import DELETIONS, Options
+from .report import Report
+from .session import check_request
 from .types import Deletions, EngineName, KernelName, Progress, Result
-from .validate import out_of_memory, validate
+from .validate import validate
 
 if TYPE_CHECKING:
+    from ..limits import Limits
     from .types import KernelModule
     from .validate import Validated
 
 __all__ = ["DELETIONS", "Report", "check", "run"]
 
-# The readings of a delete step: SPEC §4.1 (strict, the default) or §4.4.
-DELETIONS = ("strict", "lenient")
 
-
-class Report:
-    """The outcome of one checked request, as ``run`` returns it.
-
-    ``result`` is the result object (the dict ``check`` returns, a ``Result``);
-    ``work`` the propagation work counter, an int (0 for a sat claim; see
-    docs/semantics.md, "Propagation and the work counter"); ``engine`` the
-    engine that ran ("compiled" or "reference").  ``reason_deletions`` is a
-    tuple of the proof steps, up to the end of the check, whose delete removed
-    the reason of a level-0 literal and forced a rebuild: when a later lemma
-    is not RUP, those deletions are the usual cause (checkers that ignore such
-    deletions would accept the lemma).  It is always empty with
-    ``deletions="lenient"``, where those deletions are ignored:
-    ``ignored_deletions`` is the tuple of the steps whose delete was ignored
-    (docs/semantics.md, "Lenient deletions"), always empty when strict.
-    """
-
-    __slots__ = ("_ignored", "_reasons", "engine", "result", "work")
-
-    result: Result
-    work: int
-    engine: KernelName
-
-    def __init__(self, result: Result, work: int, engine: KernelName,
-                 reason_deletions: Iterable[int] = (),
-                 ignored_deletions: Iterable[int] = ()) -> None:
-        self.result = result
-        self.work = work
-        self.engine = engine
-        # Kept as 8-byte integers (a proof may delete millions of reason clauses);
-        # the tuples are made when asked for.
-        self._reasons = array("q", reason_deletions)
-        self._ignored = array("q", ignored_deletions)
-
-    @property
-    def reason_deletions(self) -> tuple[int, ...]:
-        """The steps whose delete removed the reason of a level-0 literal."""
-        return tuple(self._reasons)
-
-    @property
-    def ignored_deletions(self) -> tuple[int, ...]:
-        """The steps whose delete was ignored (lenient deletions; else empty)."""
-        return tuple(self._ignored)
-
-    def __repr__(self) -> str:
-        return (f"Report(result={self.result!r}, work={self.work}, engine={self.engine!r}, "
-                f"reason_deletions={self.reason_deletions!r}, "
-                f"ignored_deletions={self.ignored_deletions!r})")
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Report):
-            return NotImplemented
-        return (self.result, self.work, self.engine, self._reasons,
-                self._ignored) == (other.result, other.work, other.engine,
-                                   other._reasons, other._ignored)
-
-
-def run(request: dict[str, Any], *, engine: EngineName = "auto",
-        limits: Limits | None = None, progress: Progress | None = None,
-        deletions: Deletions = "strict") -> Report:
+def run(
+    request: dict[str, Any],
+    *,
+    engine: EngineName = "auto",
+    limits: Limits | None = None,
+    progress: Progress | None = None,
+    deletions: Deletions = "strict",
+) -> Report:
     """Check a request; return a Report (the result, the work, the engine).
 
     ``request`` is the request as a dict (the parsed JSON object, not JSON
@@ -123,73 +67,45 @@ def run(request: dict[str, Any], *, engine: EngineName = "auto",
 
         report = scc.run(request, limits=scc.Limits.unlimited(), progress=progress)
     """
-    limits = contract_limits(limits)
-    progress = checked_progress(progress)
-    lenient = lenient_deletions(deletions)
-    name, module = resolve(engine)
-    return run_validated(validate(request, limits), name, module, limits, progress, lenient)
+    options = Options.of(engine, limits, deletions, progress)
+    return check_request(validate(request, options.limits), options)
 
 
 def contract_limits(limits: Limits | None) -> Limits:
     """The Limits to use for ``limits=``: None means the contract's."""
-    if limits is None:
-        return CONTRACT_LIMITS
-    if not isinstance(limits, Limits):
-        raise TypeError(f"limits must be a sat_claim_check.Limits, got {type(limits).__name__}")
-    return limits
+    return Options.of("reference", limits).limits
 
 
 def checked_progress(progress: Progress | None) -> Progress | None:
     """``progress`` if it is None or callable; TypeError otherwise."""
-    if progress is not None and not callable(progress):
-        raise TypeError(f"progress must be callable or None, got {type(progress).__name__}")
-    return progress
+    return Options.of("reference", progress=progress).progress
 
 
 def lenient_deletions(deletions: object) -> bool:
     """True for deletions="lenient", False for "strict"; ValueError otherwise."""
-    if deletions not in DELETIONS:
-        raise ValueError(f"deletions must be 'strict' or 'lenient', got {deletions!r}")
-    return deletions == "lenient"
+    return Options.of("reference", deletions=deletions).lenient
 
 
-def run_validated(v: Validated, name: KernelName, module: KernelModule,
-                  limits: Limits, progress: Progress | None = None,
-                  lenient: bool = False) -> Report:
-    """Check a validated request (a Validated) with the engine module given;
-    ``progress`` as for run(); ``lenient`` reads deletions as
-    ``deletions="lenient"`` does.
-
-    A request too big for this machine's memory (possible only above the
-    contract's limits) is rejected as limit_exceeded (``_validate.out_of_memory``).
-    """
-    try:
-        return _run(v, name, module, limits, progress, lenient)
-    except MemoryError:
-        error = out_of_memory(v, limits)
-        if error is None:
-            raise
-    raise error
+def run_validated(
+    v: Validated,
+    name: KernelName,
+    module: KernelModule,
+    limits: Limits,
+    progress: Progress | None = None,
+    lenient: bool = False,
+) -> Report:
+    """``session.check_request`` with the options given one by one."""
+    return check_request(v, Options(name, module, limits, lenient, progress))
 
 
-def _run(v: Validated, name: KernelName, module: KernelModule, limits: Limits,
-         progress: Progress | None, lenient: bool) -> Report:
-    if v.claim == "sat":
-        reason, discrepancy, clauses_checked = check_sat(v)
-        return Report(result("sat", reason, discrepancy, clauses_checked, 0), 0, name)
-    assert v.step_kinds is not None and v.step_offsets is not None and v.step_lits is not None
-    kernel = module.Kernel(v.num_vars, v.clause_offsets, v.clause_lits,
-                           v.step_kinds, v.step_offsets, v.step_lits,
-                           limits.max_propagation_work, lenient)
-    status, step_index, steps_checked, work = kernel.run(progress)
-    outcome = unsat_outcome(v, status, step_index, steps_checked,
-                            limits.max_propagation_work)
-    return Report(outcome, work, name, kernel.reason_deletions, kernel.ignored_deletions)
-
-
-def check(request: dict[str, Any], *, engine: EngineName = "auto",
-          limits: Limits | None = None, progress: Progress | None = None,
-          deletions: Deletions = "strict") -> Result:
+def check(
+    request: dict[str, Any],
+    *,
+    engine: EngineName = "auto",
+    limits: Limits | None = None,
+    progress: Progress | None = None,
+    deletions: Deletions = "strict",
+) -> Result:
     """Check a request; return the result object, a dict (see ``Result``).
 
     ``request`` is a dict (the parsed JSON object, not JSON text); ``engine``,
@@ -199,5 +115,4 @@ def check(request: dict[str, Any], *, engine: EngineName = "auto",
     CheckError) when the request is rejected.  docs/semantics.md describes
     every outcome.
     """
-    return run(request, engine=engine, limits=limits, progress=progress,
-               deletions=deletions).result
+    return run(request, engine=engine, limits=limits, progress=progress, deletions=deletions).result

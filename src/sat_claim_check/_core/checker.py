@@ -18,12 +18,13 @@ import functools
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from itertools import islice
-from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from .._engines import resolve
-from .check import Report, checked_progress, contract_limits, lenient_deletions
+from ..errors import LimitExceeded
+from . import session
 from .codes import STATUS_VALID, STATUS_WORK_LIMIT, STEP_ADD, STEP_DELETE
-from .report import outcome, work_limit_error
+from .options import Options
+from .report import Report, work_limit_error
 from .validate import (
     ProofChunk,
     memory_error,
@@ -36,9 +37,9 @@ from .validate import (
 
 if TYPE_CHECKING:
     from ..limits import Limits
-    from .types import Deletions, EngineName, KernelName, KernelObject, Progress
+    from .types import Deletions, EngineName, KernelObject, Progress
 
-__all__ = ["Checker"]
+__all__ = ["Checker", "checker_of_arrays"]
 
 # Steps validated and fed at a time: feed() takes its iterable this many at a
 # time, _feed_arrays() its arrays.
@@ -46,8 +47,10 @@ BATCH = 4096
 ARRAY_CHUNK = 1 << 16
 
 _Call = TypeVar("_Call", bound=Callable[..., Any])
-ALREADY_RUNNING = ("this Checker is already running a call (one call at a time: not from "
-                   "its progress callback, not from a second thread)")
+ALREADY_RUNNING = (
+    "this Checker is already running a call (one call at a time: not from "
+    "its progress callback, not from a second thread)"
+)
 
 
 def _one_call_at_a_time(method: _Call) -> _Call:
@@ -74,23 +77,8 @@ def _one_call_at_a_time(method: _Call) -> _Call:
             raise
         finally:
             self._idle.append(True)
+
     return alone  # type: ignore[return-value]
-
-
-class _Settings(NamedTuple):
-    """A Checker's keyword arguments, checked (in this order, before the CNF)."""
-
-    limits: Limits
-    lenient: bool
-    progress: Progress | None
-    name: KernelName
-    module: Any                 # the engine module: its Kernel
-
-    @classmethod
-    def of(cls, engine: EngineName, limits: Limits | None, deletions: Deletions,
-           progress: Progress | None) -> _Settings:
-        return cls(contract_limits(limits), lenient_deletions(deletions),
-                   checked_progress(progress), *resolve(engine))
 
 
 class Checker:
@@ -125,68 +113,82 @@ class Checker:
     a Checker is not shared between threads.
     """
 
-    _closed: str | None         # why every call now raises, or None
+    _closed: str | None  # why every call now raises, or None
 
-    def __init__(self, cnf: Any, *, engine: EngineName = "auto",
-                 limits: Limits | None = None, deletions: Deletions = "strict",
-                 progress: Progress | None = None) -> None:
-        settings = _Settings.of(engine, limits, deletions, progress)
-        self._open(*validate_cnf(cnf, settings.limits), settings)
+    def __init__(
+        self,
+        cnf: Any,
+        *,
+        engine: EngineName = "auto",
+        limits: Limits | None = None,
+        deletions: Deletions = "strict",
+        progress: Progress | None = None,
+    ) -> None:
+        options = Options.of(engine, limits, deletions, progress)
+        self._open(*validate_cnf(cnf, options.limits), options)
 
     # A check in progress lives in the kernel's memory: it is not copied.
     def __reduce__(self) -> NoReturn:
-        raise TypeError("a Checker cannot be pickled or copied: it holds a check in "
-                        "progress (pickle the request, or its cnf and steps, instead)")
+        raise TypeError(
+            "a Checker cannot be pickled or copied: it holds a check in "
+            "progress (pickle the request, or its cnf and steps, instead)"
+        )
 
     @classmethod
-    def _from_arrays(cls, num_vars: int, clause_offsets: array[int], clause_lits: array[int],
-                     *, engine: EngineName = "auto", limits: Limits | None = None,
-                     deletions: Deletions = "strict",
-                     progress: Progress | None = None) -> Checker:
-        """A Checker for a CNF that arrives as flat arrays (the DIMACS door: literals
-        already within ``1..num_vars``, checked against the size limits here)."""
-        settings = _Settings.of(engine, limits, deletions, progress)
-        validate_cnf_arrays(num_vars, clause_offsets, clause_lits, settings.limits)
-        checker = cls.__new__(cls)
-        checker._open(num_vars, clause_offsets, clause_lits, settings)
-        return checker
+    def _from_arrays(
+        cls,
+        num_vars: int,
+        clause_offsets: array[int],
+        clause_lits: array[int],
+        *,
+        engine: EngineName = "auto",
+        limits: Limits | None = None,
+        deletions: Deletions = "strict",
+        progress: Progress | None = None,
+    ) -> Checker:
+        """A Checker for a CNF that arrives as flat arrays (``checker_of_arrays``)."""
+        return checker_of_arrays(
+            num_vars, clause_offsets, clause_lits, Options.of(engine, limits, deletions, progress)
+        )
 
-    def _open(self, num_vars: int, clause_offsets: array[int], clause_lits: array[int],
-              settings: _Settings) -> None:
-        if hasattr(self, "_idle"):      # __init__ called again, from a callback or later
+    def _open(
+        self, num_vars: int, clause_offsets: array[int], clause_lits: array[int], options: Options
+    ) -> None:
+        if hasattr(self, "_idle"):  # __init__ called again, from a callback or later
             self._closed = "__init__() was called again"
             raise RuntimeError("a Checker is made once: make a new one for another check")
-        limits, progress = settings.limits, settings.progress
+        limits = options.limits
         # One token, taken by the call running (list.pop is atomic, and cheaper
         # than a lock: add() and delete() take it per step).
         self._idle = [True]
         self._closed = None
-        self._engine = settings.name
+        self._options = options
         self._num_vars = num_vars
         self._limits = limits
-        self._cnf_sizes = [("max_vars", num_vars), ("max_clauses", len(clause_offsets) - 1),
-                           ("max_total_literals", len(clause_lits))]
-        self._max_steps = limits.max_proof_steps        # read at every add() and delete()
+        self._cnf_sizes = [
+            ("max_vars", num_vars),
+            ("max_clauses", len(clause_offsets) - 1),
+            ("max_total_literals", len(clause_lits)),
+        ]
+        self._max_steps = limits.max_proof_steps  # read at every add() and delete()
         self._max_literals = limits.max_proof_literals
-        self._steps = 0             # steps checked so far: the next step's index
-        self._literals = 0          # their literals
-        self._failed: list[int] | None = None   # the falsified clause, once a step failed
-        self._one_kind = array("b", [0])    # add() and delete() the exact way: the
+        self._steps = 0  # steps checked so far: the next step's index
+        self._literals = 0  # their literals
+        self._failed: list[int] | None = None  # the falsified clause, once a step failed
+        self._one_kind = array("b", [0])  # add() and delete() the exact way: the
         self._one_offsets = array("i", [0, 0])  # step's kind and offsets (the kernel copies them)
         try:
-            kernel = settings.module.Kernel(num_vars, clause_offsets, clause_lits, None, None,
-                                            None, limits.max_propagation_work,
-                                            settings.lenient)
-            self._kernel: KernelObject = kernel
-            status = kernel.start(progress)
+            self._kernel: KernelObject = session.start(
+                options, num_vars, clause_offsets, clause_lits
+            )
+        except LimitExceeded:
+            self._closed = "the work cap was passed"
+            raise
         except BaseException as exc:
             self._closed = f"the initial propagation raised {type(exc).__name__}"
             if isinstance(exc, MemoryError):
                 self._out_of_memory(0, 0)
             raise
-        if status == STATUS_WORK_LIMIT:
-            self._closed = "the work cap was passed"
-            raise work_limit_error(-1, limits.max_propagation_work)
 
     # -- steps ----------------------------------------------------------------
 
@@ -215,11 +217,20 @@ class Checker:
                 self._check_open()
                 return
             try:
-                status = self._kernel.feed_step(kind, value, self._max_steps - self._steps,
-                                                self._max_literals - self._literals)
+                status = self._kernel.feed_step(
+                    kind, value, self._max_steps - self._steps, self._max_literals - self._literals
+                )
                 if status is None:
-                    lits = one_step(key, value, self._steps, self._literals, self._num_vars,
-                                    self._limits, self._one_kind, self._one_offsets)
+                    lits = one_step(
+                        key,
+                        value,
+                        self._steps,
+                        self._literals,
+                        self._num_vars,
+                        self._limits,
+                        self._one_kind,
+                        self._one_offsets,
+                    )
                     status = self._kernel.feed(self._one_kind, self._one_offsets, lits)[0]
                     value = lits
             except MemoryError:
@@ -246,7 +257,7 @@ class Checker:
             return
         if isinstance(steps, (list, tuple)):
             for a in range(0, len(steps), BATCH):
-                if not self._take(steps[a:a + BATCH]):
+                if not self._take(steps[a : a + BATCH]):
                     return
             return
         items = iter(steps)
@@ -263,15 +274,27 @@ class Checker:
         Python object per step; the arrays are not changed."""
         self._check_open()
         if len(offsets) != len(kinds) + 1:
-            raise ValueError(f"{len(kinds)} step kinds need {len(kinds) + 1} offsets, "
-                             f"got {len(offsets)}")
+            raise ValueError(
+                f"{len(kinds)} step kinds need {len(kinds) + 1} offsets, got {len(offsets)}"
+            )
         if self._failed is not None:
             return
         for a in range(0, len(kinds), ARRAY_CHUNK):
             b = min(a + ARRAY_CHUNK, len(kinds))
-            if not self._check_chunk(self._guarded(
-                    step_arrays_chunk, kinds, offsets, lits, a, b, self._steps,
-                    self._literals, self._num_vars, self._limits)):
+            if not self._check_chunk(
+                self._guarded(
+                    step_arrays_chunk,
+                    kinds,
+                    offsets,
+                    lits,
+                    a,
+                    b,
+                    self._steps,
+                    self._literals,
+                    self._num_vars,
+                    self._limits,
+                )
+            ):
                 return
 
     def _take(self, steps: Sequence[Any]) -> bool:
@@ -280,8 +303,11 @@ class Checker:
         self._check_open()
         if self._failed is not None:
             return False
-        return self._check_chunk(self._guarded(
-            steps_chunk, steps, self._steps, self._literals, self._num_vars, self._limits))
+        return self._check_chunk(
+            self._guarded(
+                steps_chunk, steps, self._steps, self._literals, self._num_vars, self._limits
+            )
+        )
 
     def _check_chunk(self, chunk: ProofChunk) -> bool:
         """Feed the steps that passed validation, then raise the problem after them,
@@ -293,11 +319,12 @@ class Checker:
             except BaseException as exc:
                 self._closed = f"step {self._steps} or after raised {type(exc).__name__}"
                 if isinstance(exc, MemoryError):
-                    self._out_of_memory(self._steps + len(kinds),
-                                        self._literals + offsets[len(kinds)] - offsets[0])
+                    self._out_of_memory(
+                        self._steps + len(kinds), self._literals + offsets[len(kinds)] - offsets[0]
+                    )
                 raise
             if status != STATUS_VALID:
-                self._stop(status, i, lits[offsets[i]:offsets[i + 1]].tolist())
+                self._stop(status, i, lits[offsets[i] : offsets[i + 1]].tolist())
                 return False
             self._steps += len(kinds)
             self._literals += offsets[len(kinds)] - offsets[0]
@@ -372,7 +399,7 @@ class Checker:
     def _reason_deletions_from(self, first: int, most: int) -> list[int]:
         """At most ``most`` of the reason deletions so far, from the ``first``-th
         one on (a stream's memo takes the new ones after each part)."""
-        return self._kernel.reason_deletions[first:first + most].tolist()
+        return self._kernel.reason_deletions[first : first + most].tolist()
 
     def _reason_deletion_count(self) -> int:
         return len(self._kernel.reason_deletions)
@@ -386,19 +413,30 @@ class Checker:
         whole request."""
         self._check_open()
         self._closed = "finish() was called"
-        status, step_index, steps_checked, work = self._kernel.finish()
         clause = self._failed if self._failed is not None else []
-        result = outcome(status, step_index, steps_checked, clause, self._num_vars,
-                         self._limits.max_propagation_work)
-        return Report(result, work, self._engine, self._kernel.reason_deletions,
-                      self._kernel.ignored_deletions)
+        return session.finish(self._options, self._kernel, clause, self._num_vars)
 
     def _check_open(self) -> None:
         if self._closed is not None:
             raise RuntimeError(f"this Checker has ended ({self._closed})")
 
     def __repr__(self) -> str:
-        state = ("ended" if self._closed is not None
-                 else "failed" if self._failed is not None else "checking")
-        return f"<Checker {self._engine} engine, {self._steps} steps, {state}>"
+        state = (
+            "ended"
+            if self._closed is not None
+            else "failed"
+            if self._failed is not None
+            else "checking"
+        )
+        return f"<Checker {self._options.engine} engine, {self._steps} steps, {state}>"
 
+
+def checker_of_arrays(
+    num_vars: int, clause_offsets: array[int], clause_lits: array[int], options: Options
+) -> Checker:
+    """A Checker for a CNF that arrives as flat arrays (the DIMACS door: literals
+    already within ``1..num_vars``, checked against the size limits here)."""
+    validate_cnf_arrays(num_vars, clause_offsets, clause_lits, options.limits)
+    checker = Checker.__new__(Checker)
+    checker._open(num_vars, clause_offsets, clause_lits, options)
+    return checker

@@ -9,22 +9,55 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from .._engines import resolve
-from ..errors import CheckError
-from .check import checked_progress, contract_limits, run_validated
+from ..errors import CheckError, LimitExceeded
 from .codes import EXIT_NOT_VALID, EXIT_REJECTED, EXIT_VALID
 from .jsontext import dumps
+from .options import Options
+from .session import check_request
 from .validate import validated_from_text
 
 if TYPE_CHECKING:
     from ..limits import Limits
-    from .check import Report
-    from .types import EngineName, KernelModule, KernelName, Progress
+    from .report import Report
+    from .types import Deletions, EngineName, KernelModule, KernelName, Progress, Result
     from .validate import Validated
 
-__all__ = ["Outcome", "check_json", "check_validated"]
+__all__ = ["Outcome", "check_json", "check_validated", "exit_code", "http_status", "outcome_of"]
 
 Status = Literal["valid", "not_valid", "rejected"]
+
+# What became of a request, as each door says it: the command line's exit
+# code (batch counts its lines by it too) and the HTTP status of the service.
+# A rejected request's HTTP status depends on its error (``http_status``).
+EXIT_CODES: dict[Status, int] = {
+    "valid": EXIT_VALID,
+    "not_valid": EXIT_NOT_VALID,
+    "rejected": EXIT_REJECTED,
+}
+HTTP_RESULT = 200  # a result, valid or not
+HTTP_INVALID_INPUT = 400
+HTTP_SIZE_LIMIT = 413
+HTTP_WORK_LIMIT = 422
+
+
+def status_of(result: Result) -> Status:
+    """ "valid" or "not_valid" for a result object."""
+    return "valid" if result["valid"] else "not_valid"
+
+
+def exit_code(result: Result) -> int:
+    """The exit code of a result: 0 valid, 1 not valid."""
+    return EXIT_CODES[status_of(result)]
+
+
+def http_status(error: CheckError | None) -> int:
+    """The HTTP status of an answer: 200 for a result (``error`` None), 400 for
+    invalid_input, 413 for a size limit, 422 for the work limit."""
+    if error is None:
+        return HTTP_RESULT
+    if isinstance(error, LimitExceeded):
+        return HTTP_WORK_LIMIT if error.limit == "max_propagation_work" else HTTP_SIZE_LIMIT
+    return HTTP_INVALID_INPUT
 
 
 class Outcome:
@@ -49,8 +82,14 @@ class Outcome:
     report: Report | None
     error: CheckError | None
 
-    def __init__(self, status: Status, body: bytes, exit_code: int,
-                 report: Report | None, error: CheckError | None) -> None:
+    def __init__(
+        self,
+        status: Status,
+        body: bytes,
+        exit_code: int,
+        report: Report | None,
+        error: CheckError | None,
+    ) -> None:
         self.status = status
         self.body = body
         self.exit_code = exit_code
@@ -60,14 +99,18 @@ class Outcome:
     @classmethod
     def checked(cls, report: Report) -> Outcome:
         """Return the Outcome of a checked request: "valid" or "not_valid"."""
-        if report.result["valid"]:
-            return cls("valid", dumps(report.result).encode(), EXIT_VALID, report, None)
-        return cls("not_valid", dumps(report.result).encode(), EXIT_NOT_VALID, report, None)
+        status = status_of(report.result)
+        return cls(status, dumps(report.result).encode(), EXIT_CODES[status], report, None)
 
     @classmethod
     def rejected(cls, error: CheckError) -> Outcome:
         """Return the Outcome of a rejected request: its body is the error object."""
-        return cls("rejected", dumps(error.to_dict()).encode(), EXIT_REJECTED, None, error)
+        return cls("rejected", dumps(error.to_dict()).encode(), EXIT_CODES["rejected"], None, error)
+
+    @property
+    def http_status(self) -> int:
+        """The HTTP status the service answers with (see ``http_status``)."""
+        return http_status(self.error)
 
     @property
     def data(self) -> dict[str, Any]:
@@ -81,8 +124,14 @@ class Outcome:
         return f"Outcome(status={self.status!r}, body={self.body!r})"
 
 
-def check_json(data: bytes | bytearray | str, *, engine: EngineName = "auto",
-               limits: Limits | None = None, progress: Progress | None = None) -> Outcome:
+def check_json(
+    data: bytes | bytearray | str,
+    *,
+    engine: EngineName = "auto",
+    limits: Limits | None = None,
+    progress: Progress | None = None,
+    deletions: Deletions = "strict",
+) -> Outcome:
     """Check one request given as JSON text; return its Outcome.
 
     ``data`` is the JSON text as bytes (UTF-8) or str, read as
@@ -96,7 +145,7 @@ def check_json(data: bytes | bytearray | str, *, engine: EngineName = "auto",
     outside cap it first (the command line and the service refuse more bytes
     than the limits could need).
 
-    ``engine``, ``limits`` and ``progress`` are as for ``run``.  What the
+    ``engine``, ``limits``, ``progress`` and ``deletions`` are as for ``run``.  What the
     text holds never raises; TypeError for ``data`` that is not text,
     ImportError for an engine that is not built, and an exception raised by
     ``progress`` (it stops the check) come out of this call.
@@ -107,27 +156,34 @@ def check_json(data: bytes | bytearray | str, *, engine: EngineName = "auto",
     """
     if not isinstance(data, (bytes, bytearray, str)):
         raise TypeError(f"data must be bytes or str (JSON text), got {type(data).__name__}")
-    in_force = contract_limits(limits)
-    progress = checked_progress(progress)
-    name, module = resolve(engine)
+    options = Options.of(engine, limits, deletions, progress)
     try:
-        validated = validated_from_text(data, in_force)
+        validated = validated_from_text(data, options.limits)
     except CheckError as err:
         return Outcome.rejected(err)
-    return check_validated(validated, name, module, in_force, progress)
+    return outcome_of(validated, options)
 
 
-def check_validated(validated: Validated, name: KernelName, module: KernelModule,
-                    limits: Limits, progress: Progress | None = None,
-                    lenient: bool = False) -> Outcome:
+def outcome_of(validated: Validated, options: Options) -> Outcome:
     """The Outcome of a request already read and validated (a Validated).
 
     For callers that keep the Validated (the command line's ``--explain``
     reads its proof steps); ``check_json`` is this after reading.
-    ``lenient`` reads deletions as ``deletions="lenient"`` does.
     """
     try:
-        report = run_validated(validated, name, module, limits, progress, lenient)
+        report = check_request(validated, options)
     except CheckError as err:
         return Outcome.rejected(err)
     return Outcome.checked(report)
+
+
+def check_validated(
+    validated: Validated,
+    name: KernelName,
+    module: KernelModule,
+    limits: Limits,
+    progress: Progress | None = None,
+    lenient: bool = False,
+) -> Outcome:
+    """``outcome_of`` with the options given one by one."""
+    return outcome_of(validated, Options(name, module, limits, lenient, progress))

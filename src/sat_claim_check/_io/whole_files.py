@@ -17,7 +17,7 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any, Callable, cast
 
 from .._core import codes as _codes
-from .._core.check import contract_limits
+from .._core.options import Options
 from .._core.validate import check_size, memory_error, validate_arrays
 from .._engines import scanner
 from ..errors import LimitExceeded
@@ -94,8 +94,13 @@ class _OutOfMemory(MemoryError):
         self.last = last
 
 
-def _read_scanned(path: Input, scan: Callable[[Any], Any], settled: Callable[[Any], bool],
-                  max_bytes: int, what: str) -> Any:
+def _read_scanned(
+    path: Input,
+    scan: Callable[[Any], Any],
+    settled: Callable[[Any], bool],
+    max_bytes: int,
+    what: str,
+) -> Any:
     """``scan`` of the file's text, read in chunks and no further than needed.
 
     The part read so far is scanned each time it doubles, from one chunk on
@@ -107,9 +112,9 @@ def _read_scanned(path: Input, scan: Callable[[Any], Any], settled: Callable[[An
     """
     buf = bytearray()
     next_scan = _bounds.CHUNK
-    last = None                         # the last scan, for _OutOfMemory
+    last = None  # the last scan, for _OutOfMemory
     chunks = file_chunks(path)
-    with contextlib.closing(chunks):    # closes the file when reading stops early
+    with contextlib.closing(chunks):  # closes the file when reading stops early
         try:
             for chunk in chunks:
                 buf += chunk
@@ -127,7 +132,7 @@ def _read_scanned(path: Input, scan: Callable[[Any], Any], settled: Callable[[An
                     next_scan = 2 * len(buf)
             return scan(buf)
         except MemoryError:
-            del buf                     # first: what the error's wording needs is small
+            del buf  # first: what the error's wording needs is small
             raise _OutOfMemory(last) from None
 
 
@@ -139,20 +144,35 @@ def _scan_settled(result: tuple[Any, ...]) -> bool:
 def read_cnf(path: Input, limits: Limits, max_bytes: int) -> tuple[Any, ...]:
     name = _source.path_text(path)
     try:
-        result = _read_scanned(path, lambda data: scanner().parse_cnf(
-            data, limits.max_vars, limits.max_clauses, limits.max_total_literals),
-            _scan_settled, max_bytes, "CNF")
+        result = _read_scanned(
+            path,
+            lambda data: scanner().parse_cnf(
+                data, limits.max_vars, limits.max_clauses, limits.max_total_literals
+            ),
+            _scan_settled,
+            max_bytes,
+            "CNF",
+        )
     except _OutOfMemory as exc:
         # The header's counts, when a scan of the text read before saw them.
         seen = (None, None) if exc.last is None else exc.last[4:6]
-        counts = [(name, count) for name, count in zip(("max_vars", "max_clauses"), seen)
-                  if isinstance(count, int) and count >= 0]
+        counts = [
+            (name, count)
+            for name, count in zip(("max_vars", "max_clauses"), seen)
+            if isinstance(count, int) and count >= 0
+        ]
         _raise_out_of_memory(counts, limits)
         raise
     code, line, token, value, num_vars, num_clauses, offsets, lits = result
-    if code == _codes.SCAN_STOPPED:     # at least one of these is passed
-        _raise_passed([("max_vars", num_vars), ("max_clauses", num_clauses),
-                       ("max_total_literals", len(lits))], limits)
+    if code == _codes.SCAN_STOPPED:  # at least one of these is passed
+        _raise_passed(
+            [
+                ("max_vars", num_vars),
+                ("max_clauses", num_clauses),
+                ("max_total_literals", len(lits)),
+            ],
+            limits,
+        )
     if code:
         raise text_error(code, line, token, value, name, "CNF", (num_vars, num_clauses))
     return num_vars, offsets, lits
@@ -179,8 +199,13 @@ def _raise_passed(counts: list[tuple[str, int]], limits: Limits) -> None:
         raise
 
 
-def _read_drup(path: Input, cnf: tuple[Any, ...], limits: Limits, max_bytes: int,
-               proof_format: ProofFormat = "auto") -> ProofArrays:
+def _read_drup(
+    path: Input,
+    cnf: tuple[Any, ...],
+    limits: Limits,
+    max_bytes: int,
+    proof_format: ProofFormat = "auto",
+) -> ProofArrays:
     """The whole proof's arrays, text or binary, read part by part no further
     than the step or literal that passes its limit: the steps read up to
     there are then validated as the whole proof would be (so an earlier
@@ -197,8 +222,8 @@ def _read_drup(path: Input, cnf: tuple[Any, ...], limits: Limits, max_bytes: int
             stop = _stop_point(offsets, limits)
             if stop is not None:
                 n_steps, n_lits = stop
-                del kinds[n_steps:], offsets[n_steps + 1:], lits[n_lits:]
-                offsets[n_steps] = n_lits       # a step cut at its literal limit
+                del kinds[n_steps:], offsets[n_steps + 1 :], lits[n_lits:]
+                offsets[n_steps] = n_lits  # a step cut at its literal limit
                 try:
                     validate_arrays(*cnf, proof=(kinds, offsets, lits), limits=limits)
                 except LimitExceeded as err:
@@ -219,7 +244,7 @@ def _stop_point(offsets: array[int], limits: Limits) -> tuple[int, int] | None:
     if n_steps <= max_steps and n_lits <= max_lits:
         return None
     over_lits = None
-    if n_lits > max_lits:       # the step holding literal number max_lits + 1
+    if n_lits > max_lits:  # the step holding literal number max_lits + 1
         over_lits = bisect_right(offsets, max_lits) - 1
     if over_lits is None or over_lits > max_steps:
         return max_steps + 1, offsets[max_steps + 1]
@@ -245,8 +270,9 @@ def _read_model(path: Input, limits: Limits, max_bytes: int) -> list[int]:
     try:
         result = _read_scanned(path, scan, settled, max_bytes, "model")
     except _OutOfMemory as exc:
-        counts = [] if not isinstance(exc.last, list) else [
-            ("max_assignment_literals", len(exc.last))]
+        counts = (
+            [] if not isinstance(exc.last, list) else [("max_assignment_literals", len(exc.last))]
+        )
         _raise_out_of_memory(counts, limits)
         raise
     if isinstance(result, DimacsError):
@@ -255,9 +281,14 @@ def _read_model(path: Input, limits: Limits, max_bytes: int) -> list[int]:
     return cast("list[int]", result)
 
 
-def parse_files(cnf_path: Input, proof_path: Input | None, model_path: Input | None,
-                limits: Limits | None = None, max_bytes: int | None = None,
-                proof_format: ProofFormat = "auto") -> Parsed:
+def parse_files(
+    cnf_path: Input,
+    proof_path: Input | None,
+    model_path: Input | None,
+    limits: Limits | None = None,
+    max_bytes: int | None = None,
+    proof_format: ProofFormat = "auto",
+) -> Parsed:
     """((num_vars, offsets, lits), proof arrays or None, model literals or None)
     of the files, read within ``limits`` (None: the contract's).
 
@@ -265,7 +296,7 @@ def parse_files(cnf_path: Input, proof_path: Input | None, model_path: Input | N
     ``max_bytes``, or by default the cap ``_bounds`` derives from the limits),
     OSError, or the CheckError of the first limit passed, where reading stopped.
     """
-    limits = contract_limits(limits)
+    limits = Options.of(limits=limits).limits
 
     def cap(default: Callable[[Limits], int]) -> int:
         return default(limits) if max_bytes is None else max_bytes
@@ -275,6 +306,5 @@ def parse_files(cnf_path: Input, proof_path: Input | None, model_path: Input | N
     cnf = read_cnf(cnf_path, limits, cap(_bounds.cnf_bytes))
     if model_path is not None:
         return cnf, None, _read_model(model_path, limits, cap(_bounds.model_bytes))
-    assert proof_path is not None       # checked above; for type checkers
-    return cnf, _read_drup(proof_path, cnf, limits, cap(_bounds.proof_bytes),
-                           proof_format), None
+    assert proof_path is not None  # checked above; for type checkers
+    return cnf, _read_drup(proof_path, cnf, limits, cap(_bounds.proof_bytes), proof_format), None

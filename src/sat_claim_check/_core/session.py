@@ -1,0 +1,79 @@
+"""The one kernel driver: a check starts, takes steps and finishes here.
+
+Every door reaches the kernel through this module: ``run`` and
+``check_json`` with a whole request (``check_request``), the ``Checker`` and
+the file doors step by step (``start``, the kernel's ``feed``, then
+``finish``).  The kernel's status becomes a Report, or the work limit's
+error, in ``report.outcome`` only.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .codes import STATUS_WORK_LIMIT
+from .report import Report, outcome, result, unsat_outcome, work_limit_error
+from .sat import check_sat
+from .validate import out_of_memory
+
+if TYPE_CHECKING:
+    from array import array
+
+    from .options import Options
+    from .types import KernelObject
+    from .validate import Validated
+
+__all__ = ["check_request", "finish", "start"]
+
+
+def check_request(v: Validated, options: Options) -> Report:
+    """Check a validated request (a Validated), sat or unsat; its Report.
+
+    A request too big for this machine's memory (possible only above the
+    contract's limits) is rejected as limit_exceeded (``validate.out_of_memory``).
+    """
+    try:
+        return _check(v, options)
+    except MemoryError:
+        error = out_of_memory(v, options.limits)
+        if error is None:
+            raise
+    raise error
+
+
+def _check(v: Validated, options: Options) -> Report:
+    if v.claim == "sat":
+        reason, discrepancy, clauses_checked = check_sat(v)
+        return Report(result("sat", reason, discrepancy, clauses_checked, 0), 0, options.engine)
+    assert v.step_kinds is not None and v.step_offsets is not None and v.step_lits is not None
+    max_work = options.limits.max_propagation_work
+    kernel = options.kernel.Kernel(v.num_vars, v.clause_offsets, v.clause_lits,
+                                   v.step_kinds, v.step_offsets, v.step_lits,
+                                   max_work, options.lenient)
+    status, step_index, steps_checked, work = kernel.run(options.progress)
+    return Report(unsat_outcome(v, status, step_index, steps_checked, max_work), work,
+                  options.engine, kernel.reason_deletions, kernel.ignored_deletions)
+
+
+def start(options: Options, num_vars: int, clause_offsets: array[int],
+          clause_lits: array[int]) -> KernelObject:
+    """A kernel holding the CNF, its initial propagation done: steps are fed to
+    it (``feed``, ``feed_step``) until ``finish``.  Raises the work limit's
+    LimitExceeded when the initial propagation passes the cap."""
+    max_work = options.limits.max_propagation_work
+    kernel = options.kernel.Kernel(num_vars, clause_offsets, clause_lits, None, None, None,
+                                   max_work, options.lenient)
+    if kernel.start(options.progress) == STATUS_WORK_LIMIT:
+        raise work_limit_error(-1, max_work)
+    return kernel
+
+
+def finish(options: Options, kernel: KernelObject, failed_clause: list[int],
+           num_vars: int) -> Report:
+    """End a check started with ``start``; its Report.  ``failed_clause``: the
+    literals of the step that failed, if one did."""
+    status, step_index, steps_checked, work = kernel.finish()
+    verdict = outcome(status, step_index, steps_checked, failed_clause, num_vars,
+                      options.limits.max_propagation_work)
+    return Report(verdict, work, options.engine, kernel.reason_deletions,
+                  kernel.ignored_deletions)
