@@ -1,9 +1,9 @@
 """Mistakes the types must catch.
 
-tests/test_typing.py type-checks this file with ``mypy --strict``, which
+scripts/lint.sh type-checks this file with ``mypy --strict``, which
 includes ``warn_unused_ignores``: each ``# type: ignore[code]`` below passes
 only when mypy reports exactly that error on its line, so an annotation that
-grows too loose (an ``Any``, a plain ``str`` for ``engine``...) fails the test.
+grows too loose (an ``Any``, a plain ``str`` for ``engine``...) fails the check.
 It is never run.
 """
 

@@ -1,6 +1,6 @@
 """Each compiled module and its pure-Python twin have the same interface.
 
-tests/test_typing.py type-checks this file with ``mypy --strict``: the
+scripts/lint.sh type-checks this file with ``mypy --strict``: the
 compiled modules are seen through their stubs (``kernel_c.pyi``,
 ``convert_c.pyi``, ``scan_c.pyi``, ``request_c.pyi``), so a stub that drifts from the
 protocols that ``_engines`` relies on, or a pure twin that does, is an error.

@@ -1,6 +1,6 @@
 """The public API as a user's script uses it.
 
-tests/test_typing.py type-checks this file with ``mypy --strict`` (the
+scripts/lint.sh type-checks this file with ``mypy --strict`` (the
 project's configuration); it is never run.  Every value is given the type a
 user would write down, so a wrong or missing annotation in the package shows
 up here as an error.
