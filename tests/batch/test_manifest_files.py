@@ -167,3 +167,14 @@ def test_a_path_is_read_as_written_within_the_root(tree: Path) -> None:
     for args in ((), ("--manifest-root", str(tree / "root"))):
         code, out = run_manifest(tree, lines, *args)
         assert code == 2 and out[0]["message"] == "cannot read 'php5.cnf/': Not a directory"
+
+
+def test_a_manifest_names_the_byte_of_a_binary_proof_error(tmp_path: Path) -> None:
+    (tmp_path / "f.cnf").write_text("p cnf 1 2\n1 0\n-1 0\n")
+    (tmp_path / "f.bin").write_bytes(b"a\x02\x00x")       # byte 3 starts no step
+    kind, text = _manifest.check_manifest_line("auto", None, 7,
+                                               b'{"cnf": "f.cnf", "proof": "f.bin"}',
+                                               _manifest.Manifest(str(tmp_path)))
+    error = json.loads(text)
+    assert kind == 2 and (error["field"], error["line"]) == ("proof", 7)
+    assert error["message"].startswith("f.bin:byte 3: proof (binary): byte 'x'")

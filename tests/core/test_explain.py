@@ -147,3 +147,26 @@ def test_the_end_is_explained_in_the_reading_that_was_checked_again(tmp_path):
     assert code == 1
     assert err.splitlines()[-1] == (PREFIX + "read leniently, the clauses alive after the "
                                     "last step propagate to a conflict: the proof " + CONFLICT)
+
+
+# -- the reason deletions: the first ones and the last, not all --------------------------
+
+def cycling_request(cycles: int) -> dict[str, object]:
+    """A proof that deletes a reason clause twice a cycle, then a lemma not RUP."""
+    proof = [{"delete": [-1, 2]}, {"add": [-1, 2]}, {"delete": [-4, 2]}, {"add": [-4, 2]}]
+    return {"cnf": {"num_vars": 4, "clauses": [[1], [-1, 2], [-1, 4], [-4, 2]]},
+            "claim": "unsat", "proof": proof * cycles + [{"add": [3]}]}
+
+
+def test_explain_lists_a_bounded_number_of_reason_deletions() -> None:
+    from sat_claim_check import explain
+    from sat_claim_check._core.explain import LISTED
+
+    few, many = explain(cycling_request(3)), explain(cycling_request(300))
+    assert len(many.strict.reason_deletions) == 600
+    listed = [line for line in many.lines if line.startswith("explain:   step ")]
+    assert len(listed) == 1 + LISTED                # the failing step, then LISTED
+    assert "explain:   ... 590 more" in many.lines
+    assert listed[-1] == "explain:   step 1198: d -4 2 0"     # the last one, shown
+    assert len([x for x in few.lines if x.startswith("explain:   step ")]) == 1 + 6
+    assert not any("more" in line for line in few.lines)

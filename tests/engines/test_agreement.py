@@ -9,6 +9,7 @@ The compiled validation fast path is held to the pure one the same way.
 import collections
 import copy
 import random
+from array import array
 
 import proofgen
 import pytest
@@ -204,3 +205,36 @@ def test_compiled_json_object_hook_equals_the_python_one(pairs):
             return ("ValueError", str(exc))
 
     assert called(convert_c.unique_keys) == called(convert_py.unique_keys)
+
+
+# -- the first step with a literal over the bound: the converter twins --------------------
+
+steps = st.lists(st.lists(st.integers(-40, 40), max_size=5), max_size=8)
+
+
+@settings(max_examples=400, deadline=None)
+@given(steps=steps, bound=st.one_of(st.integers(0, 45), st.just(1 << 40)), data=st.data())
+def test_the_twins_find_the_same_first_step_over_the_bound(steps: list[list[int]], bound: int,
+                                                           data: st.DataObject) -> None:
+    from sat_claim_check._engines import convert_c
+
+    offsets = array("i", [0])
+    for step in steps:
+        offsets.append(offsets[-1] + len(step))
+    lits = array("i", [lit for step in steps for lit in step])
+    a = data.draw(st.integers(0, len(steps)))
+    b = data.draw(st.integers(a, len(steps)))
+    want = convert_py.first_step_over(offsets, lits, bound, a, b)
+    assert convert_c.first_step_over(offsets, lits, bound, a, b) == want
+    over = [s for s in range(a, b) if any(abs(lit) > bound for lit in steps[s])]
+    assert want == (over[0] if over else None)
+
+
+def test_the_compiled_twin_refuses_offsets_that_describe_no_steps() -> None:
+    from sat_claim_check._engines import convert_c
+
+    lits = array("i", [1, 2])
+    for offsets, a, b in ((array("i", [0, 3]), 0, 1), (array("i", [0, 2]), 0, 2),
+                          (array("i", [1, 0]), 0, 1), (array("i", [0, 2]), -1, 1)):
+        with pytest.raises(ValueError, match="offsets do not describe the steps"):
+            convert_c.first_step_over(offsets, lits, 5, a, b)

@@ -12,10 +12,12 @@ import importlib
 import inspect
 import os
 import random
+import subprocess
 import sys
 import threading
 from array import array
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -562,3 +564,43 @@ def test_an_exception_from_a_poll_frees_the_arrays(comp):
         with pytest.raises(Recorder.Stop):
             k.run(Recorder(stop_at=1), 1)
     assert _rss_bytes() - before < 20 * 2 ** 20
+
+
+# -- a Kernel called again from its own progress callback -----------------------------
+
+REENTRY = r"""
+import sys
+sys.path.insert(0, {tests!r})
+import proofgen
+from sat_claim_check._engines import kernel_c
+
+n = 4000
+clauses = [[-i, i + 1] for i in range(1, n)] + [[-n, -1]]
+flat = proofgen.to_flat({{"cnf": {{"num_vars": n, "clauses": clauses}}, "claim": "unsat",
+                         "proof": [{{"add": [-1]}}, {{"delete": [-1]}}] * 50}})
+k = kernel_c.Kernel(*flat, 10**9)
+
+def progress(steps, work):
+    {call}
+
+try:
+    k.run(progress=progress, poll_interval=5)
+except RuntimeError as exc:
+    print("refused:", exc)
+print("after:", k.run() == kernel_c.Kernel(*flat, 10**9).run())
+"""
+
+
+@pytest.mark.parametrize("call", [
+    "k._collect_now()",                             # moved the arena under _propagate
+    "k.__init__(n, flat[1], flat[2], flat[3][:1], flat[4], flat[5], 10**9)",  # kinds cut
+    "k._check_invariants()",
+    "k._stats()",
+])
+def test_a_kernel_refuses_calls_from_its_own_progress_callback(comp, call: str) -> None:
+    code = REENTRY.format(tests=str(Path(__file__).parents[1]), call=call)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "refused: this Kernel is already running" in proc.stdout
+    assert "after: True" in proc.stdout          # the Kernel stays usable
