@@ -43,7 +43,8 @@ import sat_claim_check as scc
 from sat_claim_check._core.check import run_validated
 from sat_claim_check._core.jsontext import dumps, loads
 from sat_claim_check._core.types import Result
-from sat_claim_check._core.validate import Validated, validate, validated_from_text
+from sat_claim_check._core.validate import validate, validated_from_text
+from sat_claim_check._core.validated import Validated
 from sat_claim_check._engines import kernel_c
 from sat_claim_check._engines.request_c import read_request
 from sat_claim_check.errors import CheckError

@@ -51,7 +51,8 @@ from ._core.checker import checker_of_arrays
 from ._core.options import Options
 from ._core.report import Report
 from ._core.session import check_request
-from ._core.validate import proof_steps, validate_arrays
+from ._core.validate import validate_arrays
+from ._core.validated import proof_steps
 from ._io import bounds as _bounds
 
 # The parts of this door are modules of one concern each: _dimacs_text (text

@@ -34,7 +34,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._core.validate import proof_steps
+from ._core.validated import proof_steps
 from .dimacs import drup_arrays
 from .limits import CEILINGS
 

@@ -33,6 +33,7 @@ import pytest
 import sat_claim_check as scc
 from sat_claim_check import _engines as _engine
 from sat_claim_check._core import check as _check
+from sat_claim_check._core import sizes as _sizes
 from sat_claim_check._core import validate as _validate
 from sat_claim_check._engines import convert_py
 
@@ -608,17 +609,17 @@ def test_the_command_line_reports_it_without_a_traceback(tmp_path: Any) -> None:
 
 def test_which_size_an_allocation_failure_names() -> None:
     v = _validate.validate(HUGE, scc.Limits.unlimited())
-    assert _validate.out_of_memory(v, scc.Limits.unlimited()).limit == "max_vars"
+    assert _sizes.out_of_memory(v, scc.Limits.unlimited()).limit == "max_vars"
     # The size furthest above its contract value: 200 times max_proof_literals
     # beats twice max_vars.
     request = {"cnf": {"num_vars": 20000, "clauses": [[1], [-1]]}, "claim": "unsat",
                "proof": [{"add": [1] * 10_000_000}]}
     v = _validate.validate(request, scc.Limits.unlimited())
-    err = _validate.out_of_memory(v, scc.Limits.unlimited())
+    err = _sizes.out_of_memory(v, scc.Limits.unlimited())
     assert (err.limit, err.actual, err.path) == ("max_proof_literals", 10_000_000, "/proof")
     # Within the contract's limits the request is not the cause: no error.
     small = _validate.validate({"cnf": CNF2, "claim": "unsat", "proof": []}, scc.Limits())
-    assert _validate.out_of_memory(small, scc.Limits()) is None
+    assert _sizes.out_of_memory(small, scc.Limits()) is None
 
 
 def test_a_memory_error_within_the_contract_limits_is_not_hidden() -> None:

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 import sat_claim_check as scc
 from sat_claim_check import _engines as _engine
 from sat_claim_check._core import validate as _validate
+from sat_claim_check._core.validated import Validated
 from sat_claim_check._engines import convert_py
 
 pytestmark = pytest.mark.compiled
@@ -175,7 +176,7 @@ def validated_or_error(request):
         v = _validate.validate(request, scc.Limits())
     except scc.CheckError as err:
         return err.to_dict()
-    return {name: getattr(v, name) for name in _validate.Validated.__slots__}
+    return {name: getattr(v, name) for name in Validated.__slots__}
 
 
 @pytest.mark.compiled

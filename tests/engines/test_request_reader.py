@@ -35,7 +35,8 @@ from hypothesis import strategies as st
 
 from sat_claim_check import _engines as _engine
 from sat_claim_check._core.jsontext import loads
-from sat_claim_check._core.validate import Validated, validate, validated_from_text
+from sat_claim_check._core.validate import validate, validated_from_text
+from sat_claim_check._core.validated import Validated
 from sat_claim_check.errors import CheckError
 from sat_claim_check.limits import CEILINGS, CONTRACT_LIMITS, Limits
 

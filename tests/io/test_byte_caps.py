@@ -29,7 +29,7 @@ from sat_claim_check._batch.local import numbered_lines, skip_bytes
 from sat_claim_check._core import codes as _codes
 from sat_claim_check._core import jsontext as _jsontext
 from sat_claim_check._core.jsontext import SHORT_DIGITS, LongInteger, dumps, loads
-from sat_claim_check._core.validate import number_text
+from sat_claim_check._core.values import number_text
 from sat_claim_check._engines.scan_py import parse_cnf as py_parse_cnf
 from sat_claim_check._engines.scan_py import parse_drup as py_parse_drup
 from sat_claim_check._io import bounds as _bounds

@@ -13,7 +13,7 @@ from .validate import validate
 if TYPE_CHECKING:
     from ..limits import Limits
     from .types import KernelModule
-    from .validate import Validated
+    from .validated import Validated
 
 __all__ = ["DELETIONS", "Report", "check", "run"]
 

@@ -25,15 +25,9 @@ from . import session
 from .codes import STATUS_VALID, STATUS_WORK_LIMIT, STEP_ADD, STEP_DELETE
 from .options import Options
 from .report import Report, work_limit_error
-from .validate import (
-    ProofChunk,
-    memory_error,
-    one_step,
-    step_arrays_chunk,
-    steps_chunk,
-    validate_cnf,
-    validate_cnf_arrays,
-)
+from .sizes import memory_error
+from .steps import ProofChunk, one_step, step_arrays_chunk, steps_chunk
+from .validate import validate_cnf, validate_cnf_arrays
 
 if TYPE_CHECKING:
     from ..limits import Limits

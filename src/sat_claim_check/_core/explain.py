@@ -23,7 +23,8 @@ from .codes import STEP_ADD
 from .options import Options
 from .report import Report
 from .session import check_request
-from .validate import Validated, request_step, validate
+from .validate import validate
+from .validated import Validated, request_step
 
 if TYPE_CHECKING:
     from ..limits import Limits

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ..limits import Limits
     from .report import Report
     from .types import Deletions, EngineName, KernelModule, KernelName, Progress, Result
-    from .validate import Validated
+    from .validated import Validated
 
 __all__ = ["Outcome", "check_json", "check_validated", "exit_code", "http_status", "outcome_of"]
 

@@ -23,7 +23,7 @@ from .codes import (
 from .types import Claim, KernelName, Reason, Result
 
 if TYPE_CHECKING:
-    from .validate import Validated
+    from .validated import Validated
 
 
 class Report:

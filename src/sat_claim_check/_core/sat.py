@@ -9,7 +9,7 @@ from .report import assignment_discrepancy, clause_discrepancy
 
 if TYPE_CHECKING:
     from .types import Reason
-    from .validate import Validated
+    from .validated import Validated
 
 __all__ = ["check_sat"]
 

@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING
 from .codes import STATUS_WORK_LIMIT
 from .report import Report, outcome, result, unsat_outcome, work_limit_error
 from .sat import check_sat
-from .validate import out_of_memory
+from .sizes import out_of_memory
 
 if TYPE_CHECKING:
     from array import array
 
     from .options import Options
     from .types import KernelObject
-    from .validate import Validated
+    from .validated import Validated
 
 __all__ = ["check_request", "finish", "start"]
 

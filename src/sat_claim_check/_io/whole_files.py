@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any, Callable, cast
 
 from .._core import codes as _codes
 from .._core.options import Options
-from .._core.validate import check_size, memory_error, validate_arrays
+from .._core.sizes import check_size, memory_error
+from .._core.validate import validate_arrays
 from .._engines import scanner
 from ..errors import LimitExceeded
 from . import bounds as _bounds
