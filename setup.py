@@ -40,7 +40,7 @@ def extensions():
             os.path.splitext(os.path.relpath(pyx, "src"))[0].replace(os.sep, "."),
             sources=[pyx],
             include_dirs=["csrc"],
-            depends=sorted(glob.glob("csrc/*.h")),
+            depends=sorted(glob.glob("csrc/*.h") + glob.glob(os.path.dirname(pyx) + "/*.pxi")),
             extra_compile_args=compile_args,
         )
         for pyx in sorted(glob.glob("src/sat_claim_check/**/*.pyx", recursive=True))

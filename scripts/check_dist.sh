@@ -158,6 +158,7 @@ required = [
     "pytest.ini", "PKG-INFO", "examples/php5-unsat.json",
     "src/sat_claim_check/_engines/kernel_c.pyx",
     "src/sat_claim_check/_engines/kernel_c.pxd",
+    "src/sat_claim_check/_engines/kernel_arena.pxi",
     "src/sat_claim_check/_engines/kernel_c.pyi",
     "src/sat_claim_check/py.typed",
     "src/sat_claim_check/schemas/input.schema.json",

@@ -1,5 +1,6 @@
 # The compiled engine's C layout: typedefs, structs, the Kernel's fields and
-# the csrc/ helpers.  The algorithm is in kernel_c.pyx.
+# the csrc/ helpers.  The algorithm is in kernel_c.pyx, its C-only parts
+# (memory, collection, loading) in kernel_arena.pxi.
 
 cimport cython
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
@@ -135,51 +136,39 @@ cdef class Kernel:
     cdef int64_t step_index             # the failing step, or -1
     cdef int64_t steps_checked          # steps that succeeded (the next step's index)
 
+    # The methods, in the order of kernel_c.pyx (the Kernel's C-only parts are
+    # functions of it, in kernel_arena.pxi).
     cdef int _not_running(self) except -1
     cdef int _enter(self) except -1
-    cdef object _start(self, object progress, object poll_interval,
-                       Py_ssize_t more_clauses=*, Py_ssize_t more_lits=*)
-    cdef object _feed(self, const signed char* kb, const int* ki, Py_ssize_t n,
-                      const int[::1] so, Py_ssize_t a, const int[::1] sl)
-    cdef object _check_loaded(self)
-    cdef object _finish(self)
-    cdef str _not_checking(self, str call)
-    cdef int _load_cnf(self, Py_ssize_t more_clauses, Py_ssize_t more_lits) except -1
-    cdef int _load_chunk(self, const signed char* kb, const int* ki, Py_ssize_t n,
-                         const int[::1] so, Py_ssize_t a, const int[::1] sl) except -1
-    cdef int _load_step(self, int kind, object lits, object steps_left,
-                        object literals_left) except -1
-    cdef int _room_for_chunk(self, Py_ssize_t n_steps, Py_ssize_t n_lits) except -1
-    cdef int _set_polls(self) except -1
-    cdef void _free(self) noexcept
-    cdef cref_t _free_count(self)
-    cdef list _lits_of(self, cref_t cid)
-    cdef int32_t _find_slot_of(self, const int[::1] lits) except? -1
-    cdef int _start_check(self) except -1 nogil
-    cdef int _feed_chunk(self) except -1 nogil
-    cdef int _step(self, Py_ssize_t i, int64_t s) except -1 nogil
-    cdef int _poll(self) except -1 nogil
-    cdef cref_t _store(self, const lit_t* given, Py_ssize_t n) except -2 nogil
-    cdef cref_t _commit(self, int32_t k, bint tautology, uint64_t h) except -2 nogil
-    cdef int32_t _distinct(self, const lit_t* given, Py_ssize_t n, lit_t* out,
-                           bint* tautology, uint64_t* h) noexcept nogil
-    cdef int32_t _find_slot(self, const lit_t* lits, int32_t n,
-                            uint64_t h) noexcept nogil
-    cdef void _drop_slot(self, int32_t slot) noexcept nogil
-    cdef int _reserve(self, Py_ssize_t entries) except -1 nogil
-    cdef cref_t _new_slot(self) except -2 nogil
-    cdef int32_t _new_group(self) except -2 nogil
-    cdef int _grow_table(self) except -1 nogil
-    cdef bint _collect_due(self) noexcept nogil
-    cdef int _collect(self) except -1 nogil
     cdef void _assign(self, lit_t lit, cref_t why) noexcept nogil
     cdef void _undo_to(self, int32_t length) noexcept nogil
     cdef bint _inconsistent(self) noexcept nogil
+    cdef int32_t _distinct(self, const lit_t* given, Py_ssize_t n, lit_t* out,
+                           bint* tautology, uint64_t* h) noexcept nogil
+    cdef cref_t _store(self, const lit_t* given, Py_ssize_t n) except -2 nogil
+    cdef cref_t _commit(self, int32_t k, bint tautology, uint64_t h) except -2 nogil
+    cdef int32_t _find_slot(self, const lit_t* lits, int32_t n,
+                            uint64_t h) noexcept nogil
+    cdef void _drop_slot(self, int32_t slot) noexcept nogil
     cdef int _watch(self, cref_t cid) except -1 nogil
+    cdef int _poll(self) except -1 nogil
     cdef cref_t _propagate(self) except -3 nogil
     cdef int _build(self) except -1 nogil
     cdef int _is_rup(self, const lit_t* lits, int32_t n, bint tautology) except -1 nogil
     cdef int _attach(self, cref_t cid) except -1 nogil
     cdef int _delete(self, cref_t cid, int64_t s) except -1 nogil
+    cdef object _start(self, object progress, object poll_interval,
+                       Py_ssize_t more_clauses=*, Py_ssize_t more_lits=*)
+    cdef int _start_check(self) except -1 nogil
+    cdef object _feed(self, const signed char* kb, const int* ki, Py_ssize_t n,
+                      const int[::1] so, Py_ssize_t a, const int[::1] sl)
+    cdef object _check_loaded(self)
+    cdef int _feed_chunk(self) except -1 nogil
+    cdef object _finish(self)
+    cdef str _not_checking(self, str call)
+    cdef int _step(self, Py_ssize_t i, int64_t s) except -1 nogil
     cdef int _not_found(self, int64_t s) noexcept nogil
     cdef bint _holds_up(self, cref_t cid) noexcept nogil
+    cdef cref_t _free_count(self)
+    cdef list _lits_of(self, cref_t cid)
+    cdef int32_t _find_slot_of(self, const int[::1] lits) except? -1

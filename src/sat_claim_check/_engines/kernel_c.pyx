@@ -1,3 +1,6 @@
+# Read beside kernel_py.py: the same sections, in the same order, with the same
+# names (``_name`` here is ``name`` there).  The C-only parts, with no counterpart
+# there (memory, collection, loading and its checks), are in kernel_arena.pxi.
 """The compiled engine: SPEC §4 as a two-watched-literal kernel in C.
 
 This is a translation of ``kernel_py.Kernel`` with the same public names and
@@ -53,18 +56,12 @@ the call (and ends the check: the kernel must be started again).  Polls change
 neither verdicts nor the counter.
 """
 
-import threading
 from array import array
-from operator import index
 
 from cpython.exc cimport PyErr_CheckSignals
-from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
-from cpython.long cimport PyLong_AsLongAndOverflow, PyLong_CheckExact
-from cpython.pythread cimport PyThread_get_thread_ident
-from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
-from libc.stdint cimport INT32_MAX, INT64_MAX, SIZE_MAX
-from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.string cimport memcpy, memmove, memset
+from libc.stdint cimport INT64_MAX
+from libc.stdlib cimport free, malloc
+from libc.string cimport memmove
 
 # Step kinds and run outcomes: _codes is their one definition; C copies here.
 from .._core import codes as _codes
@@ -99,218 +96,16 @@ cdef enum:
     STOPPED = 2
     FINISHED = 3
     BROKEN = 4
-    # The largest num_vars whose literals 2*var+1 fit a lit_t.
-    MAX_VARS = 1073741823      # (INT32_MAX - 1) // 2
-    # The most slots, groups and arena entries the int32 references can name.
-    MAX_SLOTS = 2147483646
-    MAX_ARENA = 2147483647
-    # Dead arena entries tolerated whatever the live ones (collections stay rare
-    # on small formulas; _collect_due adds the number of literals).
-    ARENA_FLOOR = 65536
-
-# The watch pool's bytes handed out beyond three times what the live watches
-# need, tolerated before a collection (see _collect_due).
-cdef size_t POOL_FLOOR = 1 << 20
 
 # Work between two polls (signals, progress) by default: about 4 ms of checking.
 POLL_INTERVAL = 1 << 20
-# The thread whose signal handlers run (see _set_polls).
-cdef unsigned long _MAIN_THREAD = threading.main_thread().ident
 # run() feeds the proof in slices of this many steps (each feed copies its slice).
 RUN_SLICE = 1 << 16
 # What feed() returns when every step succeeded.
 cdef tuple _ALL_STEPS_VALID = (_codes.STATUS_VALID, -1)
 
-
-cdef int _grow(void** p, size_t nelems, size_t elsize) except -1 nogil:
-    """Resize ``*p`` to ``nelems`` items of ``elsize`` bytes.
-
-    Raises MemoryError when the size overflows or realloc fails.  It never
-    frees: on failure ``*p`` is unchanged and still owned by the caller.
-    """
-    cdef void* tmp
-    if nelems != 0 and elsize > SIZE_MAX // nelems:
-        with gil:
-            raise MemoryError(f"cannot allocate {nelems} items of {elsize} bytes")
-    tmp = realloc(p[0], nelems * elsize if nelems else 1)
-    if tmp == NULL:
-        with gil:
-            raise MemoryError(f"cannot allocate {nelems} items of {elsize} bytes")
-    p[0] = tmp
-    return 0
-
-
-cdef int _zeroed(void** p, size_t nelems, size_t elsize) except -1 nogil:
-    """Allocate ``*p`` (NULL on entry) as ``nelems`` zeroed items of ``elsize``
-    bytes: calloc, so pages nobody touches cost nothing.  Raises MemoryError."""
-    cdef void* tmp
-    if nelems != 0 and elsize > SIZE_MAX // nelems:
-        with gil:
-            raise MemoryError(f"cannot allocate {nelems} items of {elsize} bytes")
-    tmp = calloc(nelems if nelems else 1, elsize)
-    if tmp == NULL:
-        with gil:
-            raise MemoryError(f"cannot allocate {nelems} items of {elsize} bytes")
-    p[0] = tmp
-    return 0
-
-
-cdef char* _pool_take(pool_t* pool, size_t nbytes) except NULL nogil:
-    """A piece of ``nbytes`` (a multiple of 8) from the pool; a new block when the
-    current one is short (its tail counts as used: it is never handed out).
-    Raises MemoryError."""
-    cdef size_t size
-    cdef char* block
-    cdef char* piece
-    if <size_t>(pool.end - pool.next) < nbytes:
-        size = pool.block
-        if size < nbytes + 16:
-            size = nbytes + 16
-        if size > SIZE_MAX // 2:
-            with gil:
-                raise MemoryError(f"cannot allocate {nbytes} bytes of watch lists")
-        block = <char*>malloc(size)
-        if block == NULL:
-            with gil:
-                raise MemoryError(f"cannot allocate {size} bytes of watch lists")
-        pool.used += <size_t>(pool.end - pool.next)
-        (<void**>block)[0] = pool.last
-        pool.last = block
-        pool.next = block + 16
-        pool.end = block + size
-        pool.block = 2 * pool.block
-    piece = pool.next
-    pool.next += nbytes
-    pool.used += nbytes
-    return piece
-
-
-cdef void _pool_free(pool_t* pool) noexcept nogil:
-    """Free every block of the pool (safe to call twice)."""
-    cdef void* block = pool.last
-    cdef void* before
-    while block != NULL:
-        before = (<void**>block)[0]
-        free(block)
-        block = before
-    pool.last = NULL
-    pool.next = NULL
-    pool.end = NULL
-    pool.used = 0
-
-
-cdef int64_t _table_room(int64_t full, const char* what) except -1 nogil:
-    """The room for a full table of slots or groups: twice as much and 16
-    more, up to MAX_SLOTS; MemoryError (too many ``what``) past that."""
-    cdef int64_t room = 2 * full + 16
-    if room > MAX_SLOTS:
-        room = MAX_SLOTS
-    if room <= full:
-        with gil:
-            raise MemoryError(f"too many {what.decode('ascii')}")
-    return room
-
-
-cdef int _ws_grow(pool_t* pool, watch_t* w) except -1 nogil:
-    """Move a full watch list to a piece of the pool with twice the room (out of
-    line: it is rare)."""
-    cdef int64_t cap = 2 * <int64_t>w.cap + 4
-    cdef aref_t* data
-    if cap > INT32_MAX - 1:
-        cap = INT32_MAX - 1
-    if cap <= w.len:
-        with gil:
-            raise MemoryError("watch list too long")
-    cap += cap & 1                                  # pieces stay 8-byte aligned
-    data = <aref_t*>_pool_take(pool, <size_t>cap * sizeof(aref_t))
-    if w.len:
-        memcpy(data, w.data, w.len * sizeof(aref_t))
-    w.data = data
-    w.cap = <int32_t>cap
-    return 0
-
-
-cdef inline int _ws_push(pool_t* pool, watch_t* w, aref_t head) except -1 nogil:
-    """Append a clause to a watch list, growing it by doubling."""
-    if w.len == w.cap:
-        _ws_grow(pool, w)
-    w.data[w.len] = head
-    w.len += 1
-    return 0
-
-
-cdef inline void _ws_remove(watch_t* w, aref_t head) noexcept nogil:
-    """Remove a clause from a watch list, keeping the order of the rest."""
-    cdef int32_t i
-    for i in range(w.len):
-        if w.data[i] == head:
-            memmove(w.data + i, w.data + i + 1, (w.len - i - 1) * sizeof(aref_t))
-            w.len -= 1
-            return
-
-
-cdef inline int32_t _compact_cap(int32_t length) noexcept nogil:
-    """A watch list's room after a collection: half as much again, and even."""
-    cdef int64_t cap
-    if length == 0:
-        return 0
-    cap = <int64_t>length + length // 2 + 2
-    cap += cap & 1
-    if cap > INT32_MAX - 1:
-        cap = INT32_MAX - 1
-    return <int32_t>cap
-
-
-cdef inline lit_t _encode(int lit) noexcept nogil:
-    """DIMACS literal (already range-checked) -> 2*var + sign."""
-    if lit < 0:
-        return 2 * (-lit) + 1
-    return 2 * lit
-
-
-cdef inline int _decode(lit_t lit) noexcept nogil:
-    """2*var + sign -> the DIMACS literal."""
-    return -(lit >> 1) if lit & 1 else lit >> 1
-
-
-cdef const int[::1] _int_buffer(object obj, str name) except *:
-    """A contiguous buffer of C ints; a list or tuple of ints is copied first."""
-    cdef const int[::1] view
-    if obj is None:                     # a typed memoryview would take None
-        raise TypeError(f"{name} must be a contiguous buffer of C ints, not None")
-    if isinstance(obj, (list, tuple)):
-        try:
-            obj = array("i", obj)
-        except OverflowError as exc:
-            raise ValueError(f"{name}: {exc}") from None
-    try:
-        view = obj
-    except (TypeError, ValueError, BufferError) as exc:
-        raise TypeError(f"{name} must be a contiguous buffer of C ints "
-                        f"(array('i')), not {type(obj).__name__}: {exc}") from None
-    return view
-
-
-cdef object _as_int(object obj, str name):
-    try:
-        return index(obj)
-    except TypeError:
-        raise TypeError(f"{name} must be an int, not {type(obj).__name__}") from None
-
-
-cdef void _check_offsets(const int[::1] offsets, Py_ssize_t n_lits, str name) except *:
-    """Offsets start at 0, never decrease, and end at the number of literals."""
-    cdef Py_ssize_t k, n = offsets.shape[0]
-    if n == 0:
-        raise ValueError(f"{name} is empty: it needs one entry more than items")
-    if offsets[0] != 0:
-        raise ValueError(f"{name}[0] is {offsets[0]}, not 0")
-    for k in range(n - 1):
-        if offsets[k + 1] < offsets[k]:
-            raise ValueError(f"{name} decreases at index {k + 1}")
-    if offsets[n - 1] != n_lits:
-        raise ValueError(f"{name} ends at {offsets[n - 1]}, "
-                         f"but there are {n_lits} literals")
+# The C-only parts: C memory, watch lists in a pool, the collection, loading.
+include "kernel_arena.pxi"
 
 
 cdef class Kernel:
@@ -346,14 +141,29 @@ cdef class Kernel:
         self._has_proof = True
 
     def __dealloc__(self):
-        self._free()
+        _free(self)
 
     @property
     def work(self):
         """The SPEC §4.3 counter so far (see the module note on the cap)."""
         return self.work
 
-    # -- values and assignment --------------------------------------------------------
+    # -- one call at a time ------------------------------------------------------------
+
+    cdef int _not_running(self) except -1:
+        """Refuse a call while another one runs (from its progress callback, or
+        another thread): the running one holds pointers into the stores."""
+        if self._running:
+            raise RuntimeError("this Kernel is already running "
+                               "(use one Kernel per request, one call at a time)")
+        return 0
+
+    cdef int _enter(self) except -1:
+        self._not_running()
+        self._running = True
+        return 0
+
+    # -- values and assignment ---------------------------------------------------------
 
     cdef void _assign(self, lit_t lit, cref_t why) noexcept nogil:
         self.vals[lit] = TRUE
@@ -375,7 +185,7 @@ cdef class Kernel:
     cdef bint _inconsistent(self) noexcept nogil:
         return self.live_empty > 0 or self.conflict != NONE
 
-    # -- the clause store ------------------------------------------------------------
+    # -- the clause store --------------------------------------------------------------
 
     cdef int32_t _distinct(self, const lit_t* given, Py_ssize_t n, lit_t* out,
                            bint* tautology, uint64_t* h) noexcept nogil:
@@ -409,7 +219,7 @@ cdef class Kernel:
         cdef uint64_t h
         cdef lit_t* out
         cdef int32_t k
-        self._reserve(n)
+        _reserve(self, n)
         out = self.arena + self.arena_len + 2
         k = self._distinct(given, n, out, &tautology, &h)
         return self._commit(k, tautology, h)
@@ -417,7 +227,7 @@ cdef class Kernel:
     cdef cref_t _commit(self, int32_t k, bint tautology, uint64_t h) except -2 nogil:
         """Store the next clause: its ``k`` distinct literals are already in the arena,
         after the room for its header (``_reserve``), and ``h`` is their set's hash."""
-        cdef cref_t cid = self._new_slot()
+        cdef cref_t cid = _new_slot(self)
         cdef clause_t* c = &self.clauses[cid]
         cdef int32_t slot, g
         c.id = self.next_id
@@ -440,11 +250,11 @@ cdef class Kernel:
         # Its group of equal literal sets: clauses pushed in storing order, so the
         # group's top is always its live clause with the highest id.
         if 2 * (<int64_t>self.live_groups + 1) > <int64_t>(self.table_mask + 1):
-            self._grow_table()
+            _grow_table(self)
         slot = self._find_slot(self.arena + c.head, k, h)
         g = self.table[slot]
         if g < 0:
-            g = self._new_group()
+            g = _new_group(self)
             self.groups[g].hash = h
             self.groups[g].size = k
             self.groups[g].top = NONE
@@ -524,171 +334,7 @@ cdef class Kernel:
         _ws_push(&self.wpool, &self.watches[self.arena[head + 1]], head)
         return 0
 
-    # -- the clause store's memory: growth and reuse ------------------------------------
-
-    cdef int _reserve(self, Py_ssize_t n) except -1 nogil:
-        """Room at the arena's end for a clause of ``n`` literals (at most the
-        number of distinct literals) and its header."""
-        cdef int64_t need, room
-        if n > self.n_lits:
-            n = self.n_lits
-        need = <int64_t>self.arena_len + n + 2
-        if need <= self.arena_room:
-            return 0
-        if need > MAX_ARENA:
-            with gil:
-                raise MemoryError(f"too many live literals for the arena ({need})")
-        room = 2 * <int64_t>self.arena_room
-        if room < need:
-            room = need
-        if room > MAX_ARENA:
-            room = MAX_ARENA
-        _grow(<void**>&self.arena, <size_t>room, sizeof(lit_t))
-        self.arena_room = <aref_t>room
-        return 0
-
-    cdef cref_t _new_slot(self) except -2 nogil:
-        """A slot for a new clause: a deleted clause's, else the next one."""
-        cdef cref_t cid = self.free_slots
-        cdef int64_t room
-        if cid != NONE:
-            self.free_slots = self.clauses[cid].below
-            return cid
-        if self.n_slots == self.slots_room:
-            room = _table_room(self.slots_room, "live clauses")
-            _grow(<void**>&self.clauses, <size_t>room, sizeof(clause_t))
-            self.slots_room = <cref_t>room
-        cid = self.n_slots
-        self.n_slots += 1
-        return cid
-
-    cdef int32_t _new_group(self) except -2 nogil:
-        """A group for a new literal set: an emptied group's, else the next one."""
-        cdef int32_t g = self.free_groups
-        cdef int64_t room
-        if g >= 0:
-            self.free_groups = self.groups[g].top
-            return g
-        if self.n_groups == self.groups_room:
-            room = _table_room(self.groups_room, "literal sets")
-            _grow(<void**>&self.groups, <size_t>room, sizeof(group_t))
-            self.groups_room = <int32_t>room
-        g = self.n_groups
-        self.n_groups += 1
-        return g
-
-    cdef int _grow_table(self) except -1 nogil:
-        """Double the table of groups and place every group again by its hash."""
-        cdef uint64_t slots = 2 * (self.table_mask + 1)
-        cdef uint64_t mask = slots - 1
-        cdef uint64_t k, i
-        cdef int32_t* old = self.table
-        cdef int32_t* table = NULL
-        cdef int32_t g
-        if slots > (<uint64_t>1 << 32):
-            with gil:
-                raise MemoryError("too many literal sets")
-        _grow(<void**>&table, <size_t>slots, sizeof(int32_t))
-        memset(table, 0xff, <size_t>slots * sizeof(int32_t))     # every slot -1
-        for k in range(self.table_mask + 1):
-            g = old[k]
-            if g >= 0:
-                i = self.groups[g].hash & mask
-                while table[i] >= 0:
-                    i = (i + 1) & mask
-                table[i] = g
-        free(old)
-        self.table = table
-        self.table_mask = mask
-        return 0
-
-    cdef bint _collect_due(self) noexcept nogil:
-        """Is it time for _collect: deleted clauses' literals take more arena room
-        than the live ones, or the watch pool has handed out three times what the
-        live watches need (lists that moved when they grew leave their old piece
-        behind)?  Both beyond a floor that grows with the number of literals, so
-        a collection's cost is paid for by the steps before it."""
-        cdef size_t need = 4 * (3 * <size_t>self.n_long + 2 * <size_t>self.n_lits)
-        if (self.arena_dead > ARENA_FLOOR + self.n_lits
-                and 2 * <int64_t>self.arena_dead > self.arena_len):
-            return True
-        return self.wpool.used > POOL_FLOOR + 3 * need
-
-    cdef int _collect(self) except -1 nogil:
-        """Reclaim the room of deleted clauses: move the live clauses to the front
-        of the arena (in arena order, in place), and the watch lists into one new
-        pool block, rewriting their arena references; then free the old pool and
-        give the arena's spare room back.  Slots, ids, groups and the unit list
-        do not change, only arena positions.  Raises MemoryError, changing
-        nothing, when the new block cannot be had."""
-        cdef lit_t* arena = self.arena
-        cdef aref_t p = 0, q = 0
-        cdef int64_t room
-        cdef int32_t size, t, cap
-        cdef cref_t cid
-        cdef pool_t pool
-        cdef Py_ssize_t x
-        cdef size_t nbytes = 0
-        cdef char* base = NULL
-        cdef char* block
-        cdef watch_t* w
-        cdef aref_t* data
-        for x in range(self.n_lits):
-            nbytes += <size_t>_compact_cap(self.watches[x].len) * sizeof(aref_t)
-        memset(&pool, 0, sizeof(pool_t))
-        if nbytes:
-            block = <char*>malloc(nbytes + 16)
-            if block == NULL:
-                with gil:
-                    raise MemoryError(f"cannot allocate {nbytes} bytes of watch lists")
-            (<void**>block)[0] = NULL
-            pool.last = block
-            base = block + 16
-            pool.next = base + nbytes                   # the block is full
-            pool.end = pool.next
-            pool.used = nbytes
-        pool.block = nbytes // 2 + 4096
-        # Where each live clause goes (its header still names its slot)...
-        while p < self.arena_len:
-            cid = arena[p]
-            size = arena[p + 1]
-            if cid != NONE:
-                self.clauses[cid].head = q + 2
-                q += size + 2
-            p += size + 2
-        # ... the watch lists follow (read through the headers, still in place) ...
-        for x in range(self.n_lits):
-            w = &self.watches[x]
-            cap = _compact_cap(w.len)
-            data = <aref_t*>base if cap else NULL
-            for t in range(w.len):
-                data[t] = self.clauses[arena[w.data[t] - 2]].head
-            w.data = data
-            w.cap = cap
-            base += <size_t>cap * sizeof(aref_t)
-        _pool_free(&self.wpool)
-        self.wpool = pool
-        # ... and the clauses move, each to a place at or before its own.
-        p = 0
-        q = 0
-        while p < self.arena_len:
-            cid = arena[p]
-            size = arena[p + 1]
-            if cid != NONE:
-                memmove(arena + q, arena + p, (size + 2) * sizeof(lit_t))
-                q += size + 2
-            p += size + 2
-        self.arena_len = q
-        self.arena_dead = 0
-        # Room for as much again as is live, half of it, and some; the rest goes back.
-        room = <int64_t>q + q // 2 + 1024
-        if room < self.arena_room:
-            _grow(<void**>&self.arena, <size_t>room, sizeof(lit_t))
-            self.arena_room = <aref_t>room
-        self.n_collections += 1
-        return 0
-
-    # -- SPEC §4.3 ---------------------------------------------------------------
+    # -- SPEC §4.3 ---------------------------------------------------------------------
 
     cdef int _poll(self) except -1 nogil:
         """Take the GIL to run pending signal handlers (Ctrl-C raises
@@ -1005,7 +651,7 @@ cdef class Kernel:
             self._build()
         return 0
 
-    # -- the whole check ----------------------------------------------------------
+    # -- the whole check ---------------------------------------------------------------
 
     def start(self, progress=None, poll_interval=POLL_INTERVAL):
         """Store the CNF and make the initial build; return STATUS_VALID, or
@@ -1027,6 +673,44 @@ cdef class Kernel:
             return self._start(progress, poll_interval)
         finally:
             self._running = False
+
+    cdef object _start(self, object progress, object poll_interval,
+                       Py_ssize_t more_clauses=0, Py_ssize_t more_lits=0):
+        try:
+            _free(self)
+            self.phase = NEW
+            self.reason_deletions = array("q")
+            self.ignored_deletions = array("q")
+            _load_cnf(self, more_clauses, more_lits)
+            self._progress = progress
+            self.poll_interval = INT64_MAX if poll_interval > INT64_MAX else poll_interval
+            self.next_poll = INT64_MAX
+            _set_polls(self)
+            with nogil:
+                self._start_check()
+        except BaseException:
+            _free(self)
+            self._progress = None
+            raise
+        self.phase = CHECKING if self.status == STATUS_VALID else STOPPED
+        return self.status
+
+    cdef int _start_check(self) except -1 nogil:
+        """SPEC §4.1, §4.3: the CNF clauses under ids 0..m-1 (long ones watched),
+        then the initial build and its cap."""
+        cdef Py_ssize_t k
+        cdef cref_t cid
+        for k in range(self.n_steps):
+            cid = self._store(self.step_lits + self.step_off[k],
+                              self.step_off[k + 1] - self.step_off[k])
+            if self.clauses[cid].kind == LONG:
+                self._watch(cid)
+        self.n_steps = 0
+        self._build()
+        if self.work > self.max_work:
+            self.status = STATUS_WORK_LIMIT
+            self.step_index = -1
+        return 0
 
     def feed(self, kinds, offsets, lits):
         """Check a chunk of steps in order; return (STATUS_VALID, -1) when all
@@ -1066,6 +750,67 @@ cdef class Kernel:
         finally:
             self._running = False
 
+    cdef object _feed(self, const signed char* kb, const int* ki, Py_ssize_t n,
+                      const int[::1] so, Py_ssize_t a, const int[::1] sl):
+        """Steps ``a .. a + n - 1``: their kinds at ``kb`` (signed chars) or ``ki``
+        (ints), their offsets ``so[a .. a + n]`` into ``sl``."""
+        if self.phase != CHECKING:
+            raise RuntimeError(self._not_checking("feed()"))
+        _load_chunk(self, kb, ki, n, so, a, sl)     # raises before anything is checked
+        return self._check_loaded()
+
+    cdef object _check_loaded(self):
+        """Check the chunk that _load_chunk or _load_step copied; return
+        (status, index in the chunk) as feed() does."""
+        cdef Py_ssize_t k
+        try:
+            _set_polls(self)
+            with nogil:
+                self._feed_chunk()
+        except BaseException:
+            # A poll raised (Ctrl-C, the callback) or memory ran out midway:
+            # the state is half-done and is never read again.
+            _free(self)
+            self._progress = None
+            self.phase = BROKEN
+            raise
+        if self.n_deletions:
+            self.reason_deletions.extend([self.deletions[k] for k in range(self.n_deletions)])
+        if self.n_ignored:
+            self.ignored_deletions.extend([self.ignored[k] for k in range(self.n_ignored)])
+        if self.status != STATUS_VALID:
+            self.phase = STOPPED
+            return (self.status, self.chunk_index)
+        return _ALL_STEPS_VALID
+
+    cdef int _feed_chunk(self) except -1 nogil:
+        """SPEC §4.1: the chunk's steps in order, until one fails or passes the cap;
+        between steps, a collection when one is due."""
+        cdef Py_ssize_t i
+        cdef int status
+        self.n_deletions = 0
+        self.n_ignored = 0
+        self.chunk_index = -1
+        for i in range(self.n_steps):
+            if self.work >= self.next_poll:
+                # Work outside propagation (assignments of a RUP check, a rebuild's
+                # units) counts towards the next poll too.
+                self._poll()
+            status = self._step(i, self.steps_checked)
+            if self.work > self.max_work:
+                # SPEC §4.3: a step that passes the cap ends the run, whatever
+                # its verdict.
+                status = STATUS_WORK_LIMIT
+            if status != STATUS_VALID:
+                self.status = status
+                self.step_index = self.steps_checked
+                self.chunk_index = i
+                return 0
+            self.steps_checked += 1
+            if _collect_due(self):
+                _collect(self)
+        return 0
+
     def feed_step(self, kind, lits, steps_left, literals_left):
         """One step, the common case (the Checker's add()/delete()): ``kind``
         STEP_ADD or STEP_DELETE, ``lits`` a plain list or tuple of literals.
@@ -1085,7 +830,7 @@ cdef class Kernel:
                 raise ValueError(f"kind is {kind!r}, not STEP_ADD or STEP_DELETE")
             if type(steps_left) is not int or type(literals_left) is not int:
                 raise TypeError("steps_left and literals_left must be ints")
-            if not self._load_step(kind, lits, steps_left, literals_left):
+            if not _load_step(self, kind, lits, steps_left, literals_left):
                 return None
             return self._check_loaded()[0]
         finally:
@@ -1099,6 +844,27 @@ cdef class Kernel:
             return self._finish()
         finally:
             self._running = False
+
+    cdef object _finish(self):
+        if self.phase == NEW or self.phase == BROKEN:
+            raise RuntimeError(self._not_checking("finish()"))
+        if self.phase == CHECKING:
+            self.phase = FINISHED
+        _free(self)
+        self._progress = None
+        if self.status != STATUS_VALID:
+            return (self.status, self.step_index, self.steps_checked, self.work)
+        return (STATUS_VALID if self.derived_empty else STATUS_EMPTY_CLAUSE_NOT_DERIVED,
+                -1, self.steps_checked, self.work)
+
+    cdef str _not_checking(self, str call):
+        if self.phase == NEW:
+            return f"start() the check before {call}"
+        if self.phase == BROKEN:
+            return f"an exception stopped the check: start() it again before {call}"
+        if self.phase == STOPPED:
+            return f"the check has stopped: {call} after a failing step"
+        return f"the check is finished: {call} after finish()"
 
     def run(self, progress=None, poll_interval=POLL_INTERVAL):
         """Check the proof given to the constructor; return (status, step_index,
@@ -1140,145 +906,12 @@ cdef class Kernel:
             return self._finish()
         except BaseException:
             # Nothing stays allocated, whatever stopped the run.
-            self._free()
+            _free(self)
             self._progress = None
             self.phase = NEW
             raise
         finally:
             self._running = False
-
-    cdef int _not_running(self) except -1:
-        """Refuse a call while another one runs (from its progress callback, or
-        another thread): the running one holds pointers into the stores."""
-        if self._running:
-            raise RuntimeError("this Kernel is already running "
-                               "(use one Kernel per request, one call at a time)")
-        return 0
-
-    cdef int _enter(self) except -1:
-        self._not_running()
-        self._running = True
-        return 0
-
-    cdef object _start(self, object progress, object poll_interval,
-                       Py_ssize_t more_clauses=0, Py_ssize_t more_lits=0):
-        try:
-            self._free()
-            self.phase = NEW
-            self.reason_deletions = array("q")
-            self.ignored_deletions = array("q")
-            self._load_cnf(more_clauses, more_lits)
-            self._progress = progress
-            self.poll_interval = INT64_MAX if poll_interval > INT64_MAX else poll_interval
-            self.next_poll = INT64_MAX
-            self._set_polls()
-            with nogil:
-                self._start_check()
-        except BaseException:
-            self._free()
-            self._progress = None
-            raise
-        self.phase = CHECKING if self.status == STATUS_VALID else STOPPED
-        return self.status
-
-    cdef object _feed(self, const signed char* kb, const int* ki, Py_ssize_t n,
-                      const int[::1] so, Py_ssize_t a, const int[::1] sl):
-        """Steps ``a .. a + n - 1``: their kinds at ``kb`` (signed chars) or ``ki``
-        (ints), their offsets ``so[a .. a + n]`` into ``sl``."""
-        if self.phase != CHECKING:
-            raise RuntimeError(self._not_checking("feed()"))
-        self._load_chunk(kb, ki, n, so, a, sl)     # raises before anything is checked
-        return self._check_loaded()
-
-    cdef object _check_loaded(self):
-        """Check the chunk that _load_chunk or _load_step copied; return
-        (status, index in the chunk) as feed() does."""
-        cdef Py_ssize_t k
-        try:
-            self._set_polls()
-            with nogil:
-                self._feed_chunk()
-        except BaseException:
-            # A poll raised (Ctrl-C, the callback) or memory ran out midway:
-            # the state is half-done and is never read again.
-            self._free()
-            self._progress = None
-            self.phase = BROKEN
-            raise
-        if self.n_deletions:
-            self.reason_deletions.extend([self.deletions[k] for k in range(self.n_deletions)])
-        if self.n_ignored:
-            self.ignored_deletions.extend([self.ignored[k] for k in range(self.n_ignored)])
-        if self.status != STATUS_VALID:
-            self.phase = STOPPED
-            return (self.status, self.chunk_index)
-        return _ALL_STEPS_VALID
-
-    cdef object _finish(self):
-        if self.phase == NEW or self.phase == BROKEN:
-            raise RuntimeError(self._not_checking("finish()"))
-        if self.phase == CHECKING:
-            self.phase = FINISHED
-        self._free()
-        self._progress = None
-        if self.status != STATUS_VALID:
-            return (self.status, self.step_index, self.steps_checked, self.work)
-        return (STATUS_VALID if self.derived_empty else STATUS_EMPTY_CLAUSE_NOT_DERIVED,
-                -1, self.steps_checked, self.work)
-
-    cdef str _not_checking(self, str call):
-        if self.phase == NEW:
-            return f"start() the check before {call}"
-        if self.phase == BROKEN:
-            return f"an exception stopped the check: start() it again before {call}"
-        if self.phase == STOPPED:
-            return f"the check has stopped: {call} after a failing step"
-        return f"the check is finished: {call} after finish()"
-
-    cdef int _start_check(self) except -1 nogil:
-        """SPEC §4.1, §4.3: the CNF clauses under ids 0..m-1 (long ones watched),
-        then the initial build and its cap."""
-        cdef Py_ssize_t k
-        cdef cref_t cid
-        for k in range(self.n_steps):
-            cid = self._store(self.step_lits + self.step_off[k],
-                              self.step_off[k + 1] - self.step_off[k])
-            if self.clauses[cid].kind == LONG:
-                self._watch(cid)
-        self.n_steps = 0
-        self._build()
-        if self.work > self.max_work:
-            self.status = STATUS_WORK_LIMIT
-            self.step_index = -1
-        return 0
-
-    cdef int _feed_chunk(self) except -1 nogil:
-        """SPEC §4.1: the chunk's steps in order, until one fails or passes the cap;
-        between steps, a collection when one is due."""
-        cdef Py_ssize_t i
-        cdef int status
-        self.n_deletions = 0
-        self.n_ignored = 0
-        self.chunk_index = -1
-        for i in range(self.n_steps):
-            if self.work >= self.next_poll:
-                # Work outside propagation (assignments of a RUP check, a rebuild's
-                # units) counts towards the next poll too.
-                self._poll()
-            status = self._step(i, self.steps_checked)
-            if self.work > self.max_work:
-                # SPEC §4.3: a step that passes the cap ends the run, whatever
-                # its verdict.
-                status = STATUS_WORK_LIMIT
-            if status != STATUS_VALID:
-                self.status = status
-                self.step_index = self.steps_checked
-                self.chunk_index = i
-                return 0
-            self.steps_checked += 1
-            if self._collect_due():
-                self._collect()
-        return 0
 
     cdef int _step(self, Py_ssize_t i, int64_t s) except -1 nogil:
         """Step ``i`` of the chunk (step ``s`` of the proof); returns its STATUS_*."""
@@ -1301,7 +934,7 @@ cdef class Kernel:
         n = self.step_off[i + 1] - self.step_off[i]
         # The step's distinct literals go to the arena's end: where _commit()
         # stores an add's.
-        self._reserve(n)
+        _reserve(self, n)
         out = self.arena + self.arena_len + 2
         k = self._distinct(given, n, out, &tautology, &h)
         if kind == STEP_DELETE:
@@ -1359,255 +992,7 @@ cdef class Kernel:
             return True
         return c.kind == LONG and self.vals[L[0]] == TRUE and self.reason[L[0] >> 1] == cid
 
-    # -- loading: the entry guard, with the GIL -----------------------------------
-
-    cdef int _load_cnf(self, Py_ssize_t more_clauses, Py_ssize_t more_lits) except -1:
-        """Check the numbers and the CNF, allocate the per-literal arrays and the
-        stores (sized for the CNF and ``more_clauses`` clauses of ``more_lits``
-        literals in all; they grow), and copy the CNF, encoded, into the chunk
-        buffers for _start_check.
-
-        Raises ValueError on inputs the kernel cannot run on, MemoryError when
-        an allocation fails; the caller then frees.
-        """
-        cdef const int[::1] co = self._clause_offsets
-        cdef const int[::1] cl = self._clause_lits
-        cdef Py_ssize_t k, i, m, total, slots, room
-        cdef int lit, nv
-
-        num_vars = self._num_vars
-        if num_vars < 0:
-            raise ValueError(f"num_vars must be >= 0, got {num_vars}")
-        if num_vars > MAX_VARS:
-            raise ValueError(f"num_vars must be <= {MAX_VARS}, got {num_vars}")
-        nv = num_vars
-        max_work = self._max_work
-        if max_work < 0:
-            raise ValueError(f"max_work must be >= 0, got {max_work}")
-        self.max_work = INT64_MAX if max_work > INT64_MAX else max_work
-
-        _check_offsets(co, cl.shape[0], "clause_offsets")
-        for i in range(cl.shape[0]):
-            lit = cl[i]
-            if lit == 0 or lit < -nv or lit > nv:
-                raise ValueError(f"clause literal {lit} (index {i}) is out of range "
-                                 f"for num_vars {nv}")
-        m = co.shape[0] - 1
-        total = cl.shape[0]
-        if m >= INT32_MAX // 4 or total + 2 * m > INT32_MAX // 2:
-            raise ValueError(f"too many clauses or literals: {m} clauses, "
-                             f"{total} literals")
-        self.nvars = nv
-        self.max_size = 2
-
-        # The CNF, encoded, as the chunk at hand.
-        self._room_for_chunk(m, total)
-        for k in range(m + 1):
-            self.step_off[k] = co[k]
-        for i in range(total):
-            self.step_lits[i] = _encode(cl[i])
-        self.n_steps = m
-
-        # Per literal and per variable (the watches first: the biggest).  reason
-        # and trail need no initial values: a reason is read only for an
-        # assigned variable, and the trail only below trail_len.
-        self.n_lits = 2 * (<Py_ssize_t>nv + 1)
-        _zeroed(<void**>&self.watches, self.n_lits, sizeof(watch_t))
-        # The watch lists' first block: room for the CNF's watches, doubled.
-        self.wpool.block = 16 + 8 * (4 * <size_t>m + 4 * <size_t>self.n_lits)
-        if self.wpool.block < 4096:
-            self.wpool.block = 4096
-        _zeroed(<void**>&self.vals, self.n_lits, sizeof(int8_t))
-        _zeroed(<void**>&self.marks, self.n_lits, sizeof(uint8_t))
-        _grow(<void**>&self.reason, nv + 1, sizeof(cref_t))
-        _grow(<void**>&self.trail, nv + 1, sizeof(lit_t))
-
-        # The stores: room for the CNF and some more (for run(), room for every
-        # step as well: it holds the whole proof anyway, and growing costs time).
-        if more_clauses > INT32_MAX // 4 - m or more_lits > INT32_MAX // 2 - total:
-            more_clauses = more_lits = 0
-        self.slots_room = <cref_t>(m + more_clauses + 64)
-        _grow(<void**>&self.clauses, self.slots_room, sizeof(clause_t))
-        room = total + more_lits + 2 * (m + more_clauses) + 1024      # Py_ssize_t: no wrap
-        self.arena_room = <aref_t>(room if room < MAX_ARENA else MAX_ARENA)
-        _grow(<void**>&self.arena, self.arena_room, sizeof(lit_t))
-        self.units_room = 64
-        _grow(<void**>&self.units, self.units_room, sizeof(cref_t))
-        self.groups_room = <int32_t>(m + more_clauses + 64)
-        _grow(<void**>&self.groups, self.groups_room, sizeof(group_t))
-        slots = 16
-        while slots < 2 * self.groups_room:
-            slots *= 2
-        _grow(<void**>&self.table, slots, sizeof(int32_t))
-        memset(self.table, 0xff, slots * sizeof(int32_t))      # every slot -1
-        self.table_mask = slots - 1
-
-        self.n_collections = 0
-        self.n_slots = 0
-        self.free_slots = NONE
-        self.next_id = 0
-        self.n_long = 0
-        self.arena_len = 0
-        self.arena_dead = 0
-        self.n_units = 0
-        self.live_empty = 0
-        self.derived_empty = False
-        self.n_groups = 0
-        self.free_groups = -1
-        self.live_groups = 0
-        self.trail_len = 0
-        self.qhead = 0
-        self.conflict = NONE
-        self.work = 0
-        self.n_deletions = 0
-        self.n_ignored = 0
-        self.status = STATUS_VALID
-        self.step_index = -1
-        self.steps_checked = 0
-        self.chunk_index = -1
-        return 0
-
-    cdef int _load_chunk(self, const signed char* kb, const int* ki, Py_ssize_t n,
-                         const int[::1] so, Py_ssize_t a, const int[::1] sl) except -1:
-        """Check steps ``a .. a + n - 1`` (see _feed) and copy them, encoded, into
-        the chunk buffers (the literals of steps of other kinds than add and
-        delete are never read, and not copied).  Raises ValueError on inputs
-        the kernel cannot run on, MemoryError; the check itself is untouched."""
-        cdef Py_ssize_t k, i, pos = 0
-        cdef int lit, kind, nv = self.nvars
-        if a < 0 or a + n >= so.shape[0]:
-            raise ValueError(f"{n} step kinds need {n + 1} offsets")
-        if so[a] < 0 or so[a + n] < so[a] or so[a + n] > sl.shape[0]:
-            raise ValueError(f"offsets run from {so[a]} to {so[a + n]}, outside the "
-                             f"{sl.shape[0]} literals")
-        self._room_for_chunk(n, so[a + n] - so[a])
-        for k in range(n):
-            kind = ki[k] if ki != NULL else kb[k]
-            if kind < STEP_ADD or kind > STEP_DELETE_NO_MATCH:
-                raise ValueError(f"kinds[{k}] is {kind}, not a step kind")
-            if so[a + k + 1] < so[a + k] or so[a + k + 1] > so[a + n]:
-                raise ValueError(f"offsets decrease at index {k + 1}")
-            self.step_kind[k] = <int8_t>kind
-            self.step_off[k] = pos
-            if kind != STEP_ADD and kind != STEP_DELETE:
-                continue
-            for i in range(so[a + k], so[a + k + 1]):
-                lit = sl[i]
-                if lit == 0 or lit < -nv or lit > nv:
-                    raise ValueError(f"literal {lit} of step {k} is out of range for "
-                                     f"num_vars {nv}")
-                self.step_lits[pos] = _encode(lit)
-                pos += 1
-        self.step_off[n] = pos
-        self.n_steps = n
-        return 0
-
-    cdef int _load_step(self, int kind, object lits, object steps_left,
-                        object literals_left) except -1:
-        """feed_step's guard: copy the step, encoded, into the chunk buffers as a
-        chunk of one (kind checked by the caller); return 1, or 0 with nothing
-        loaded when feed_step declines it (see there).  The rooms are plain ints
-        (checked by the caller): no Python code runs between reading the size
-        of ``lits`` and reading its items."""
-        cdef Py_ssize_t i, n
-        cdef object item
-        cdef long lit
-        cdef int overflow = 0
-        cdef int nv = self.nvars
-        cdef bint is_list = type(lits) is list
-        if not is_list and type(lits) is not tuple:
-            return 0
-        n = PyList_GET_SIZE(lits) if is_list else PyTuple_GET_SIZE(lits)
-        if steps_left < 1 or n > literals_left:
-            return 0
-        self._room_for_chunk(1, n)
-        for i in range(n):
-            item = <object>(PyList_GET_ITEM(lits, i) if is_list else PyTuple_GET_ITEM(lits, i))
-            # Plain ints only: a bool, an int subclass, a float such as 3.0 is
-            # the validator's to read; a literal outside 1..num_vars (0, out of
-            # range, too big for a C long) gets its error or its own step kind
-            # there.
-            if not PyLong_CheckExact(item):
-                return 0
-            lit = PyLong_AsLongAndOverflow(item, &overflow)
-            if overflow or lit == 0 or lit < -nv or lit > nv:
-                return 0
-            self.step_lits[i] = _encode(<int>lit)
-        self.step_kind[0] = <int8_t>kind
-        self.step_off[0] = 0
-        self.step_off[1] = n
-        self.n_steps = 1
-        return 1
-
-    cdef int _room_for_chunk(self, Py_ssize_t n_steps, Py_ssize_t n_lits) except -1:
-        """Room in the chunk buffers (and for its reason deletions and ignored
-        deletions: at most one per step) for ``n_steps`` steps of ``n_lits`` literals in all."""
-        cdef Py_ssize_t room
-        if n_steps + 1 > self.steps_room:
-            room = max(n_steps + 1, 2 * self.steps_room, 64)
-            _grow(<void**>&self.step_kind, room, sizeof(int8_t))
-            _grow(<void**>&self.step_off, room + 1, sizeof(Py_ssize_t))
-            _grow(<void**>&self.deletions, room, sizeof(int64_t))
-            _grow(<void**>&self.ignored, room, sizeof(int64_t))
-            self.steps_room = room
-        if n_lits > self.lits_room:
-            room = max(n_lits, 2 * self.lits_room, 256)
-            _grow(<void**>&self.step_lits, room, sizeof(lit_t))
-            self.lits_room = room
-        return 0
-
-    cdef int _set_polls(self) except -1:
-        """Polls on for this call (from the counter's next poll due), or off."""
-        # Signal handlers run only in the main thread: elsewhere, without a
-        # callback, a poll would take the GIL for nothing.
-        if self._progress is None and PyThread_get_thread_ident() != _MAIN_THREAD:
-            self.next_poll = INT64_MAX
-        elif self.next_poll == INT64_MAX:
-            if self.work > INT64_MAX - self.poll_interval:
-                self.next_poll = INT64_MAX
-            else:
-                self.next_poll = self.work + self.poll_interval
-        return 0
-
-    cdef void _free(self) noexcept:
-        """Release every C array (safe to call twice); keeps the outcome fields."""
-        _pool_free(&self.wpool)
-        free(self.watches)
-        self.watches = NULL
-        free(self.step_kind)
-        self.step_kind = NULL
-        free(self.step_off)
-        self.step_off = NULL
-        free(self.step_lits)
-        self.step_lits = NULL
-        self.steps_room = 0
-        self.lits_room = 0
-        self.n_steps = 0
-        free(self.clauses)
-        self.clauses = NULL
-        free(self.arena)
-        self.arena = NULL
-        free(self.units)
-        self.units = NULL
-        free(self.marks)
-        self.marks = NULL
-        free(self.table)
-        self.table = NULL
-        free(self.groups)
-        self.groups = NULL
-        free(self.vals)
-        self.vals = NULL
-        free(self.reason)
-        self.reason = NULL
-        free(self.trail)
-        self.trail = NULL
-        free(self.deletions)
-        self.deletions = NULL
-        free(self.ignored)
-        self.ignored = NULL
-        self.n_lits = 0
-
-    # -- for the tests and the benchmarks ---------------------------------------------
+    # -- for the tests and the benchmarks ----------------------------------------------
 
     def _stats(self):
         """The stores' sizes now (entries, and bytes of the watch pool), for the
@@ -1629,7 +1014,7 @@ cdef class Kernel:
             raise RuntimeError(self._not_checking("_collect_now()"))
         self._enter()               # a collection moves what a running call points into
         try:
-            self._collect()
+            _collect(self)
         finally:
             self._running = False
 

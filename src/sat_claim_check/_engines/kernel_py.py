@@ -1,3 +1,6 @@
+# Read beside kernel_c.pyx: the same sections, in the same order, with the same
+# names (``name`` here is ``_name`` there).  Its C-only parts, with no counterpart
+# here (memory, collection, loading and its checks), are in kernel_arena.pxi.
 """The reference engine: the unsat check of docs/semantics.md written plainly.
 
 This module is the executable specification of the unsat check.  The compiled
@@ -215,7 +218,7 @@ class Kernel:
         self.reason_deletions = array("q")
         self.ignored_deletions = array("q")
 
-    # -- one call at a time ---------------------------------------------------
+    # -- one call at a time ------------------------------------------------------------
 
     def _not_running(self) -> None:
         """Refuse a call while another one runs (from its progress callback, or
@@ -228,7 +231,7 @@ class Kernel:
         if not self._busy.acquire(blocking=False):
             raise RuntimeError(ALREADY_RUNNING)
 
-    # -- values and assignment ------------------------------------------------
+    # -- values and assignment ---------------------------------------------------------
 
     def value(self, lit: int) -> int:
         v = self.values[abs(lit)]
@@ -248,7 +251,7 @@ class Kernel:
     def inconsistent(self) -> bool:
         return self.live_empty > 0 or self.conflict != NONE
 
-    # -- the clause store -----------------------------------------------------
+    # -- the clause store --------------------------------------------------------------
 
     def store(self, distinct: list[int], tautology: bool) -> tuple[int, int]:
         """Store a clause (its distinct literals, and whether they are a tautology)
@@ -278,7 +281,7 @@ class Kernel:
         self.watches.setdefault(lits[0], []).append(cid)
         self.watches.setdefault(lits[1], []).append(cid)
 
-    # -- SPEC §4.3 --------------------------------------------------------------
+    # -- SPEC §4.3 ---------------------------------------------------------------------
 
     def poll(self) -> None:
         """Call progress (start() has set next_poll only when there is one)."""
@@ -414,7 +417,7 @@ class Kernel:
         if rebuild:
             self.build()
 
-    # -- the whole check ----------------------------------------------------------
+    # -- the whole check ---------------------------------------------------------------
 
     def start(self, progress: Progress | None = None,
               poll_interval: int = POLL_INTERVAL) -> int:
@@ -618,7 +621,7 @@ class Kernel:
         L = self.lits[cid]
         return kind == LONG and self.value(L[0]) == TRUE and self.reason[abs(L[0])] == cid
 
-    # -- for the tests and the benchmarks ---------------------------------------------
+    # -- for the tests and the benchmarks ----------------------------------------------
 
     def _stats(self) -> dict[str, Any]:
         """The stores' sizes now, for the memory tests and benchmarks: a dict."""
