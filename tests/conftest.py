@@ -60,6 +60,7 @@ def twins(request, monkeypatch):
     (A missing compiled module is an error, never a skip.)"""
     from sat_claim_check import _engines as _engine
 
+    assert set(TWINS) == set(_engine._chosen), "a twin the fixture does not swap"
     for part, names in TWINS.items():
         name = names[0] if request.param == "compiled" else names[1]
         monkeypatch.setitem(_engine._chosen, part,

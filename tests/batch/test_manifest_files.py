@@ -178,3 +178,26 @@ def test_a_manifest_names_the_byte_of_a_binary_proof_error(tmp_path: Path) -> No
     error = json.loads(text)
     assert kind == 2 and (error["field"], error["line"]) == ("proof", 7)
     assert error["message"].startswith("f.bin:byte 3: proof (binary): byte 'x'")
+
+
+# -- the manifest door with either build's twins ------------------------------------
+
+@pytest.mark.parametrize(("line", "kind", "said"), [
+    ({"id": 1, "cnf": "php5.cnf", "proof": "php5.drup"}, 0, '"valid":true'),
+    ('{"cnf": "php5.cnf", "proof": "bad.drup"}', 2,               # the scanner
+     '"field":"proof","path":"/proof","message":"bad.drup:1: proof: \'x\' is not an integer"'),
+    ('{"cnf": "bad.drup", "proof": "php5.drup"}', 2,
+     '"field":"cnf","path":"/cnf","message":"bad.drup:1: CNF: \'x\' is not an integer"'),
+    ('{"cnf": "php5.cnf", "cnf": "php5.cnf"}', 2,                 # the converter
+     "malformed JSON: key 'cnf' is repeated in an object"),
+    ('{"cnf": "php5.cnf", "proof": ', 2,                          # the request reader
+     "malformed JSON: Expecting value: line 1 column 30 (char 29)"),
+], ids=["valid", "proof", "cnf", "repeated key", "cut"])
+def test_a_manifest_line_is_read_alike_by_either_build(tree: Path, twins: str, line: Any,
+                                                        kind: int, said: str) -> None:
+    root = tree / "root"
+    (root / "bad.drup").write_text("x 0\n")
+    text = json.dumps(line) if isinstance(line, dict) else line
+    got, out = _manifest.check_manifest_line("auto", None, 3, text.encode(),
+                                             _manifest.Manifest(str(root)))
+    assert (got, said in out) == (kind, True), out

@@ -158,7 +158,7 @@ def cycling_request(cycles: int) -> dict[str, object]:
             "claim": "unsat", "proof": proof * cycles + [{"add": [3]}]}
 
 
-def test_explain_lists_a_bounded_number_of_reason_deletions() -> None:
+def test_explain_lists_a_bounded_number_of_reason_deletions(twins: str) -> None:
     from sat_claim_check import explain
     from sat_claim_check._core.explain import LISTED
 
