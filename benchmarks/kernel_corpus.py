@@ -9,10 +9,11 @@ unsat proofs, the total, and nanoseconds per unit of propagation work.  With
 
 ``--baseline DIR`` compares with another build on the contract tier (and, with
 ``--large``, on the large tier's kernels too): DIR holds a built
-``sat_claim_check`` package (a copy of ``src/sat_claim_check`` with its
-compiled ``kernel_c``, say from an earlier commit); its kernel is loaded under
-another name and timed interleaved with this one, proof by proof, so the ratio
-holds on a noisy machine.  Both must return the same outcome on every proof.
+``sat_claim_check`` package (``src`` of a checkout of an earlier commit, say,
+with its compiled ``_engines/kernel_c``, or ``_engine_c`` in the earlier flat
+layout); its kernel is loaded under another name and timed interleaved with
+this one, proof by proof, so the ratio holds on a noisy machine.  Both must
+return the same outcome on every proof.
 
 ``--cpu`` times with this thread's CPU clock (``time.thread_time``) instead of
 the wall clock: on a shared machine other processes then cost a kernel only
@@ -45,7 +46,11 @@ def best(f, repeat):
 
 
 def load_baseline(directory):
-    """The ``kernel_c`` module of the build in ``directory``, under another name."""
+    """The compiled kernel of the build in ``directory``, under another name.
+
+    ``directory`` holds a built ``sat_claim_check`` package: its kernel is
+    ``_engines/kernel_c`` (this layout) or ``_engine_c`` (the earlier, flat
+    one), either found."""
     import importlib.machinery
     import importlib.util
     import sys
@@ -56,13 +61,25 @@ def load_baseline(directory):
     from sat_claim_check._engines import kernel_c  # noqa: F401
 
     package = Path(directory, "sat_claim_check")
-    so = next(p for p in package.glob("kernel_c.*") if p.suffix in (".so", ".pyd"))
-    # The kernel imports its codes relatively (from . import _codes): a package
-    # of that name, without running its __init__, finds the other build's.
-    parent = types.ModuleType("sat_claim_check_baseline")
-    parent.__path__ = [str(package)]
-    sys.modules[parent.__name__] = parent
-    name = "sat_claim_check_baseline.kernel_c"
+    so = None
+    for stem in ("_engines/kernel_c", "_engine_c", "kernel_c"):
+        folder, _, module = stem.rpartition("/")
+        so = next((p for p in Path(package, folder).glob(module + ".*")
+                   if p.suffix in (".so", ".pyd")), None)
+        if so is not None:
+            break
+    if so is None:
+        raise SystemExit(f"{package}: no compiled kernel (_engines/kernel_c or _engine_c)")
+    # The kernel imports its codes relatively (from . import _codes, or from
+    # .._core import codes): packages of those names, without running their
+    # __init__, find the other build's.
+    top = "sat_claim_check_baseline"
+    for folder in [package, *(d for d in package.iterdir() if (d / "__init__.py").is_file())]:
+        name = top if folder == package else f"{top}.{folder.name}"
+        parent = types.ModuleType(name)
+        parent.__path__ = [str(folder)]
+        sys.modules[name] = parent
+    name = ".".join([top, *so.relative_to(package).parent.parts, so.name.split(".")[0]])
     loader = importlib.machinery.ExtensionFileLoader(name, str(so))
     spec = importlib.util.spec_from_file_location(name, str(so), loader=loader)
     module = importlib.util.module_from_spec(spec)
