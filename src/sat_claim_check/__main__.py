@@ -1,4 +1,5 @@
 """python -m sat_claim_check"""
+
 import sys
 
 from .cli import main

@@ -1,0 +1,308 @@
+"""The parser: the commands, their options and their --help."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .. import __version__
+from .._engines import implementations
+from .._io import bounds
+from ..dimacs import PROOF_FORMATS
+from .batch import command_batch
+from .check import command_check
+from .options import (
+    add_deletions_option,
+    add_engine_options,
+    add_progress_options,
+    at_least,
+    jobs_count,
+    scheduler_address,
+    seconds,
+    worker_memory,
+)
+from .request import command_request
+from .schema import command_schema
+from .serve import command_serve
+from .texts import (
+    BATCH_DESCRIPTION,
+    BATCH_EPILOG,
+    DESCRIPTION,
+    EPILOG,
+    REQUEST_DESCRIPTION,
+    REQUEST_EPILOG,
+    SERVE_DESCRIPTION,
+    SERVE_EPILOG,
+)
+
+
+def version_line() -> str:
+    parts = ", ".join(f"{part}: {name}" for part, name in implementations().items())
+    return f"sat-claim-check {__version__} ({parts}; Python {sys.version.split()[0]})"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sat-claim-check",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=version_line(),
+        help="print the version and which implementation (compiled or "
+        "reference) of the kernel, the converter, the scanner and "
+        "the JSON reader is in use, then exit",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    check_options(
+        commands.add_parser(
+            "check",
+            help="check one JSON request",
+            description=DESCRIPTION,
+            epilog=EPILOG,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+    )
+
+    request_options(
+        commands.add_parser(
+            "request",
+            help="build the JSON request from DIMACS and DRUP or model files",
+            description=REQUEST_DESCRIPTION,
+            epilog=REQUEST_EPILOG,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+    )
+
+    batch_options(
+        commands.add_parser(
+            "batch",
+            help="check JSON Lines: one request per line, one output line per line",
+            description=BATCH_DESCRIPTION,
+            epilog=BATCH_EPILOG,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+    )
+
+    serve_options(
+        commands.add_parser(
+            "serve",
+            help="answer requests over HTTP (the service extra)",
+            description=SERVE_DESCRIPTION,
+            epilog=SERVE_EPILOG,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+    )
+
+    schema_options(commands.add_parser("schema", help="print the input or output JSON Schema"))
+    return parser
+
+
+def check_options(check: argparse.ArgumentParser) -> None:
+    """check FILE: one JSON request."""
+    check.add_argument(
+        "file",
+        nargs="?",
+        default="-",
+        metavar="FILE",
+        help="the request as JSON text; - or nothing reads standard input",
+    )
+    check.add_argument(
+        "--pretty",
+        action="store_true",
+        help="indent the JSON output (the default is one compact line)",
+    )
+    check.add_argument(
+        "--explain",
+        action="store_true",
+        help="when the claim is not valid, say on stderr why (the failing "
+        "step, and deletions of reason clauses before it, and whether "
+        "the proof checks with them ignored, as drat-trim does)",
+    )
+    add_engine_options(check)
+    add_progress_options(check)
+    add_deletions_option(check)
+    check.set_defaults(handler=command_check)
+
+
+def request_options(request: argparse.ArgumentParser) -> None:
+    """request --cnf ... --proof|--model ...: the request from DIMACS files."""
+    request.add_argument(
+        "--cnf",
+        required=True,
+        metavar="FILE.cnf",
+        help="the formula, DIMACS CNF; files compressed with gzip, xz or "
+        "bz2 are read transparently, and - is standard input (for "
+        "one of --cnf, --proof, --model)",
+    )
+    which = request.add_mutually_exclusive_group(required=True)
+    which.add_argument(
+        "--proof",
+        metavar="FILE.drup",
+        help="a DRUP proof, text or binary: the claim is unsat (also a "
+        "named pipe; with --check it is checked as it is read)",
+    )
+    which.add_argument(
+        "--model",
+        metavar="FILE",
+        help="solver output ('s SATISFIABLE', 'v ... 0' lines) or a literal list: the claim is sat",
+    )
+    request.add_argument(
+        "--proof-format",
+        choices=PROOF_FORMATS,
+        default="auto",
+        help="text or binary DRUP; auto (the default) tells them apart by "
+        "the first bytes, as drat-trim does",
+    )
+    request.add_argument(
+        "--check",
+        action="store_true",
+        help="check the request at once and write the result instead (exit codes as for check)",
+    )
+    request.add_argument(
+        "--explain",
+        action="store_true",
+        help="with --check: when the claim is not valid, say on stderr why",
+    )
+    request.add_argument(
+        "-o", "--output", default="-", metavar="OUT", help="write to OUT instead of standard output"
+    )
+    add_engine_options(request)
+    add_progress_options(request)
+    add_deletions_option(request)
+    request.set_defaults(handler=command_request)
+
+
+def batch_options(batch: argparse.ArgumentParser) -> None:
+    """batch FILE: JSON Lines, or a manifest."""
+    batch.add_argument(
+        "file",
+        nargs="?",
+        default="-",
+        metavar="FILE",
+        help="JSON Lines; - or nothing reads standard input",
+    )
+    batch.add_argument(
+        "--jobs",
+        "-j",
+        type=jobs_count,
+        default=None,
+        metavar="N",
+        help="worker processes (default 1: check in this process; 0 means "
+        "one per CPU; more than the CPUs this process may use is "
+        "lowered to that number, with a note on stderr); from an input "
+        "file they read its long lines themselves",
+    )
+    batch.add_argument(
+        "--worker-memory",
+        type=worker_memory,
+        default=None,
+        metavar="MiB",
+        help="the address space each worker process may use (Linux; "
+        "default: the physical memory divided by N + 1; 0: no limit). "
+        "A line whose check needs more gets a check_failed error "
+        "object instead of exhausting the machine's memory; --jobs 1 "
+        "runs without it",
+    )
+    batch.add_argument(
+        "--manifest",
+        action="store_true",
+        help="FILE is a manifest: each line names a CNF and a proof or a model "
+        'file to check, {"id": ..., "cnf": "f.cnf", "proof": '
+        '"f.drup"}; relative paths are resolved against FILE\'s '
+        "directory (the current one for standard input). Only regular "
+        "files are read",
+    )
+    batch.add_argument(
+        "--manifest-root",
+        metavar="DIR",
+        help="with --manifest: refuse (as that line's error) every path that "
+        "resolves outside DIR, through '..' or a symbolic link; for a "
+        "batch run for others",
+    )
+    batch.add_argument(
+        "--scheduler",
+        type=scheduler_address,
+        metavar="ADDRESS",
+        help="check on a Dask cluster: the address of its scheduler (e.g. "
+        "tcp://127.0.0.1:8786), or local:N to start a local cluster of N "
+        "worker processes; the output is that of --jobs 1 (needs the "
+        "dask extra; excludes --jobs and --worker-memory)",
+    )
+    add_engine_options(batch)
+    add_deletions_option(batch)
+    batch.set_defaults(handler=command_batch)
+
+
+def serve_options(serve: argparse.ArgumentParser) -> None:
+    """serve: the HTTP service."""
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)"
+    )
+    serve.add_argument(
+        "--port",
+        type=at_least(0),
+        default=8000,
+        help="the port (default 8000; 0 picks a free one, logged at start)",
+    )
+    serve.add_argument(
+        "--workers",
+        type=at_least(1),
+        default=None,
+        metavar="N",
+        help="threads that check (default: one per CPU)",
+    )
+    serve.add_argument(
+        "--queue",
+        type=at_least(0),
+        default=None,
+        metavar="N",
+        help="requests admitted beyond the workers' (default 4 per worker)",
+    )
+    serve.add_argument(
+        "--max-body-bytes",
+        type=at_least(1),
+        default=None,
+        metavar="N",
+        help="the largest request body (default: the cap of check, 32 "
+        "bytes per literal, clause and step the limits allow plus 1 MiB, "
+        "at most 256 MiB; 4792576 for the contract's limits)",
+    )
+    serve.add_argument(
+        "--body-timeout",
+        type=seconds,
+        default=30.0,
+        metavar="S",
+        help="seconds to receive a body before 408 (default 30)",
+    )
+    serve.add_argument(
+        "--header-timeout",
+        type=seconds,
+        default=bounds.HEADER_TIMEOUT,
+        metavar="S",
+        help="seconds a connection has to send a request's headers, from "
+        "its start or the end of the previous answer (and an answer "
+        "may wait unread), before it is dropped (default "
+        f"{bounds.HEADER_TIMEOUT:g})",
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=at_least(1),
+        default=512,
+        metavar="N",
+        help="open connections at most (default 512); past it, the one "
+        "that has waited longest on its client is dropped to make room",
+    )
+    serve.add_argument("--no-access-log", action="store_true", help="do not log a line per request")
+    add_engine_options(serve)
+    serve.set_defaults(handler=command_serve)
+
+
+def schema_options(schema: argparse.ArgumentParser) -> None:
+    """schema input|output."""
+    schema.add_argument("which", choices=("input", "output"))
+    schema.set_defaults(handler=command_schema)
