@@ -109,11 +109,15 @@ def test_the_dask_bag_takes_the_reading() -> None:
         scc_dask.check_bag(bag, deletions="x")  # type: ignore[arg-type]
 
 
-def test_check_json_and_the_service_stay_strict() -> None:
+def test_check_json_is_strict_unless_asked_and_the_service_stays_strict() -> None:
     outcome = scc.check_json(REQUEST.read_bytes())
     assert outcome.report is not None and outcome.report.result["reason"] == "lemma_not_rup"
+    lenient = scc.check_json(REQUEST.read_bytes(), deletions="lenient")
+    assert lenient.report == scc.run(json.loads(REQUEST.read_bytes()), deletions="lenient")
+    assert lenient.report.result["valid"]
+    with pytest.raises(ValueError, match="deletions"):
+        scc.check_json(REQUEST.read_bytes(), deletions="sloppy")
     import inspect
 
-    assert "deletions" not in inspect.signature(scc.check_json).parameters
     service = pytest.importorskip("sat_claim_check.service")
     assert "deletions" not in inspect.signature(service.create_app).parameters
