@@ -28,7 +28,7 @@ from .validated import Validated, request_step
 
 if TYPE_CHECKING:
     from ..limits import Limits
-    from .types import EngineName, KernelModule, KernelName
+    from .types import EngineName
 
 # What step_of(s) returns: a request step, {"add": [...]} or {"delete": [...]}.
 StepOf = Callable[[int], Mapping[str, Sequence[float]]]
@@ -41,7 +41,6 @@ __all__ = [
     "explain",
     "explain_lines",
     "explanation_of",
-    "rerun_of",
     "rerun_with",
     "step_text",
     "with_empty_clause",
@@ -216,9 +215,6 @@ def rerun_with(v: Validated, options: Options) -> Rerun:
     return rerun
 
 
-def rerun_of(v: Validated, name: KernelName, module: KernelModule, limits: Limits) -> Rerun:
-    """``rerun_with`` with the options given one by one."""
-    return rerun_with(v, Options(name, module, limits, False, None))
 
 
 def closed(v: Validated) -> Validated:

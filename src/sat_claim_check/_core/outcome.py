@@ -19,10 +19,10 @@ from .validate import validated_from_text
 if TYPE_CHECKING:
     from ..limits import Limits
     from .report import Report
-    from .types import Deletions, EngineName, KernelModule, KernelName, Progress, Result
+    from .types import Deletions, EngineName, Progress, Result
     from .validated import Validated
 
-__all__ = ["Outcome", "check_json", "check_validated", "exit_code", "http_status", "outcome_of"]
+__all__ = ["Outcome", "check_json", "exit_code", "http_status", "outcome_of"]
 
 Status = Literal["valid", "not_valid", "rejected"]
 
@@ -175,15 +175,3 @@ def outcome_of(validated: Validated, options: Options) -> Outcome:
     except CheckError as err:
         return Outcome.rejected(err)
     return Outcome.checked(report)
-
-
-def check_validated(
-    validated: Validated,
-    name: KernelName,
-    module: KernelModule,
-    limits: Limits,
-    progress: Progress | None = None,
-    lenient: bool = False,
-) -> Outcome:
-    """``outcome_of`` with the options given one by one."""
-    return outcome_of(validated, Options(name, module, limits, lenient, progress))

@@ -23,7 +23,7 @@ from .._core.codes import (
     EXIT_TERMINATED,
     EXIT_VALID,
 )
-from .._engines import resolve
+from .._core.options import Options
 from .options import limits_from, request_cap
 from .output import WriteError, say, standard_input, stdout_closed, write_failed
 
@@ -86,7 +86,7 @@ def batch_workers(args: argparse.Namespace) -> tuple[int, int | None]:
                 "check the lines, under their own memory limit)"
             )
     else:
-        resolve(args.engine)  # an unavailable engine fails before any line
+        Options.of(args.engine)  # an unavailable engine fails before any line
     if sys.stdout is None:  # nothing could be written: check nothing
         raise WriteError(stdout_closed())
     jobs = batch_jobs(1 if args.jobs is None else args.jobs)

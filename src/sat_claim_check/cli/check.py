@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, cast
 
-from .._core.explain import explanation_of, rerun_of
+from .._core.explain import explanation_of, rerun_with
 from .._core.jsontext import dumps
-from .._core.outcome import Outcome, check_validated
+from .._core.options import Options
+from .._core.outcome import Outcome, outcome_of
 from .._core.validate import validated_from_text
 from .._core.validated import request_step
-from .._engines import resolve
 from .._io import bounds
 from ..errors import CheckError, InvalidInput
 from .options import limits_from, request_cap
@@ -23,14 +23,15 @@ if TYPE_CHECKING:
 
 def command_check(args: argparse.Namespace) -> int:
     position = Position(args.progress)
-    limits = limits_from(args)
-    name, module = resolve(args.engine)  # an unavailable engine fails before reading
+    # An unavailable engine fails here, before reading.
+    options = Options.of(args.engine, limits_from(args), args.deletions, position)
+    limits = options.limits
     # check_json's two halves: v is kept for --explain and the Ctrl-C line.
     data: bytes | None = None
     try:
         data = read_input(args.file, request_cap(args, limits))
         v = validated_from_text(data, limits)
-        outcome = check_validated(v, name, module, limits, position, args.deletions == "lenient")
+        outcome = outcome_of(v, options)
     except KeyboardInterrupt:
         # Reported only after validation: v holds the proof arrays by then.
         return position.interrupted(lambda: len(v.step_kinds or ()))
@@ -46,10 +47,10 @@ def command_check(args: argparse.Namespace) -> int:
         explanation = explanation_of(
             outcome.report,
             lambda s: request_step(*proof, s),
-            rerun_of(v, name, module, limits),
+            rerun_with(v, options),
             (v.clause_offsets, v.clause_lits),
             None,
-            args.deletions == "lenient",
+            options.lenient,
         )
         for line in explanation.lines:
             say(line)
