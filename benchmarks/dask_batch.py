@@ -58,7 +58,7 @@ def corpus_lines(corpus: Path) -> list[bytes]:
 def batch_input(args: argparse.Namespace, more: str) -> tuple[list[bytes], bytes]:
     """The corpus's lines --copies times, and the input they make; says what
     it is (and ``more``)."""
-    from sat_claim_check._batch.local import available_cpus
+    from sat_claim_check._batch.sizing import available_cpus
     from sat_claim_check._engines import implementations
 
     base = corpus_lines(args.corpus)

@@ -175,15 +175,16 @@ def kill_workers_on(monkeypatch: pytest.MonkeyPatch, marker: bytes) -> None:
     import signal
 
     from sat_claim_check._batch import local as _batch
+    from sat_claim_check._batch import protocol as _protocol
 
-    real = _batch.check_line
+    real = _protocol.check_line
 
     def check_line(engine: Any, limits: Any, number: int, text: bytes,
                    memory: Any = None, *rest: Any) -> Any:
         if marker in text:
             os.kill(os.getpid(), signal.SIGKILL)
         return real(engine, limits, number, text, memory, *rest)
-    monkeypatch.setattr(_batch, "check_line", check_line)
+    monkeypatch.setattr(_protocol, "check_line", check_line)
     monkeypatch.setattr(_batch, "_context", lambda: multiprocessing.get_context("fork"))
 
 

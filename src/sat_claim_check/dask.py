@@ -34,25 +34,13 @@ from contextlib import suppress
 from typing import IO, TYPE_CHECKING, Any, cast
 
 from . import __version__
-from ._batch.envelope import line_id
-from ._batch.local import (
-    FAILED,
-    Checked,
-    Numbered,
-    Outcome,
-    Progress,
-    Span,
-    _Output,
-    _Stop,
-    _StopSignals,
-    _WriteFailed,
-    available_cpus,
-    check_lines,
-    check_one,
-    failed_line,
-    numbered_lines,
-)
+from ._batch.console import BatchProgress, WriteError
+from ._batch.lines import Numbered, Span, numbered_lines
 from ._batch.manifest import Manifest, manifest_root
+from ._batch.output import BatchTotals, OrderedOutput
+from ._batch.protocol import Checked, check_lines, check_one, unfinished
+from ._batch.signals import Stop, StopSignals
+from ._batch.sizing import available_cpus
 from ._core.check import contract_limits, lenient_deletions
 from ._core.codes import EXIT_REJECTED
 from ._core.jsontext import dumps
@@ -66,7 +54,7 @@ if TYPE_CHECKING:
     from .limits import Limits
 
 __all__ = ["CHUNK_BYTES", "CHUNK_LINES", "KINDS", "RETRIES", "ClusterError", "ClusterOutcome",
-           "check_bag", "connect", "run_batch"]
+           "ClusterTotals", "check_bag", "connect", "run_batch"]
 
 CHUNK_LINES = 64            # lines per task, at most (benchmarks/README.md: per-task cost)
 CHUNK_BYTES = 4 << 20       # bytes of input per task, at most (a longer line goes alone)
@@ -82,13 +70,16 @@ class ClusterError(Exception):
     joined it in time, or its workers run another version of sat-claim-check."""
 
 
-class ClusterOutcome(Outcome):
-    """How a batch on a cluster ended: ``Outcome``, and ``lost``, the words for a
-    scheduler that went away mid-batch (every line before it was written)."""
+class ClusterTotals(BatchTotals):
+    """How a batch on a cluster ended: ``BatchTotals``, and ``lost``, the words for
+    a scheduler that went away mid-batch (every line before it was written)."""
 
     def __init__(self, counts: list[int]) -> None:
         super().__init__(counts)
         self.lost: str | None = None
+
+
+ClusterOutcome = ClusterTotals      # the name it has had in this module's API
 
 
 def _require() -> None:
@@ -210,10 +201,10 @@ class _Chunks:
 
 def run_batch(stream: IO[bytes], out: IO[str], *, client: Any, engine: EngineName = "auto",
               limits: Limits | None = None, manifest: str | os.PathLike[str] | None = None,
-              progress: Progress | None = None, chunk_lines: int = CHUNK_LINES,
+              progress: BatchProgress | None = None, chunk_lines: int = CHUNK_LINES,
               chunk_bytes: int = CHUNK_BYTES, window: int | None = None,
               retries: int = RETRIES, deletions: Deletions = "strict",
-              manifest_root: str | os.PathLike[str] | None = None) -> ClusterOutcome:
+              manifest_root: str | os.PathLike[str] | None = None) -> ClusterTotals:
     """Check every line of ``stream`` (binary) on the cluster of ``client`` (a
     ``distributed.Client``), writing one line each to ``out``, in input order:
     what ``batch --scheduler`` does, with its guarantees (module docstring).
@@ -224,7 +215,7 @@ def run_batch(stream: IO[bytes], out: IO[str], *, client: Any, engine: EngineNam
     ``--manifest-root`` does.  At most ``window`` chunks (default: three per
     worker thread) are in flight or waiting to be written.  SIGINT and
     SIGTERM stop the batch after writing the lines already checked (in the
-    main thread).  Returns a ClusterOutcome: ``counts`` (lines written: valid,
+    main thread).  Returns a ClusterTotals: ``counts`` (lines written: valid,
     not valid, rejected, failed), ``signal``, ``read_error``, ``write_error``
     and ``lost``.  Raises ClusterError before any line when the workers do not
     match (``check_workers``).  ``deletions`` as for ``run``.  Arguments that
@@ -235,15 +226,15 @@ def run_batch(stream: IO[bytes], out: IO[str], *, client: Any, engine: EngineNam
     threads = check_workers(client, engine)
     window = max(2, 3 * threads) if window is None else max(1, window)
     if progress is None:
-        progress = Progress(stream, 0)
+        progress = BatchProgress(stream, 0)
     chunks = _Chunks(stream, max(1, chunk_lines), max(1, chunk_bytes))
-    with _StopSignals() as signals:
-        output = _Output(out, progress, signals)
-        outcome = ClusterOutcome(output.counts)
+    with StopSignals() as signals:
+        output = OrderedOutput(out, progress, signals)
+        outcome = ClusterTotals(output.counts)
         try:
             _check_on_cluster(client, chunks, output, window, engine, limits, place, retries,
                               deletions)
-        except _WriteFailed as exc:
+        except WriteError as exc:
             outcome.write_error = exc.error
         except _Lost as exc:
             outcome.lost = str(exc)
@@ -252,7 +243,7 @@ def run_batch(stream: IO[bytes], out: IO[str], *, client: Any, engine: EngineNam
     return outcome
 
 
-def _check_on_cluster(client: Any, chunks: _Chunks, output: _Output, window: int,
+def _check_on_cluster(client: Any, chunks: _Chunks, output: OrderedOutput, window: int,
                       engine: EngineName, limits: Limits | None, manifest: Manifest | None,
                       retries: int, deletions: Deletions) -> None:
     from distributed import as_completed
@@ -282,9 +273,8 @@ def _check_on_cluster(client: Any, chunks: _Chunks, output: _Output, window: int
                 return
             number, line = lines[0]
             assert not isinstance(line, Span)       # the cluster's lines are read here
-            message = _failure(future.exception())
-            output.put(number, (FAILED, failed_line(number, message,
-                                                    line_id(line, manifest is not None))))
+            output.put(number, unfinished(number, line, _failure(future.exception()),
+                                          manifest is not None))
         elif future.status in ("lost", "pending"):
             # Its result was on a worker that died since: the scheduler runs it again.
             tasks[future] = lines
@@ -310,7 +300,7 @@ def _check_on_cluster(client: Any, chunks: _Chunks, output: _Output, window: int
             future = next(finished)
             settle(future, tasks.pop(future))
             output.write_ready()
-    except _Stop:
+    except Stop:
         # Results the cluster has finished are finished lines: keep them.
         for future, lines in list(tasks.items()):
             if future.status == "finished":

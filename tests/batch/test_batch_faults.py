@@ -27,7 +27,10 @@ import pytest
 
 import sat_claim_check as scc
 from sat_claim_check._batch import local as _batch
-from sat_claim_check._batch.local import CHUNK_LINES, DEATHS, FAILED, Progress, run_batch
+from sat_claim_check._batch import protocol as _protocol
+from sat_claim_check._batch import sizing as _sizing
+from sat_claim_check._batch.local import DEATHS, FAILED, Progress, run_batch
+from sat_claim_check._batch.reader import CHUNK_LINES
 from sat_claim_check._core.jsontext import dumps
 from sat_claim_check.errors import CheckError, InvalidInput, LimitExceeded
 
@@ -144,13 +147,13 @@ def test_an_error_keeps_other_attributes_through_pickle():
 # -- a line whose check cannot finish --------------------------------------------
 
 def test_memory_error_in_this_process_is_that_lines_error(monkeypatch):
-    real = _batch.run_validated
+    real = _protocol.run_validated
 
     def run(v: Any, *args: Any) -> Any:
         if v.clause_lits.tolist() == [1] * 7:
             raise MemoryError
         return real(v, *args)
-    monkeypatch.setattr(_batch, "run_validated", run)
+    monkeypatch.setattr(_protocol, "run_validated", run)
     outcome, out = in_process([line(n) for n in range(1, 41)], jobs=1)
     assert len(out) == 40
     assert "ran out of memory" in failure(out[6], 7)
@@ -159,13 +162,13 @@ def test_memory_error_in_this_process_is_that_lines_error(monkeypatch):
 
 
 def test_an_unexpected_exception_is_that_lines_error(monkeypatch):
-    real = _batch.run_validated
+    real = _protocol.run_validated
 
     def run(v: Any, *args: Any) -> Any:
         if v.clause_lits.tolist() == [1] * 3:
             raise RuntimeError("boom")
         return real(v, *args)
-    monkeypatch.setattr(_batch, "run_validated", run)
+    monkeypatch.setattr(_protocol, "run_validated", run)
     _, out = in_process([line(n) for n in range(1, 6)], jobs=1)
     message = failure(out[2], 3)
     assert "RuntimeError: boom" in message and "bug" in message
@@ -178,7 +181,7 @@ DIE = b'{"die": true}'
 def fault_injection(monkeypatch, tmp_path):
     """Workers (forked) that SIGKILL themselves on DIE, and on a "die_once" line
     the first time only; every attempt at such a line is logged."""
-    real = _batch.check_line
+    real = _protocol.check_line
     log = tmp_path / "attempts"
 
     def check_line(engine: str, limits: Any, number: int, text: bytes,
@@ -191,7 +194,7 @@ def fault_injection(monkeypatch, tmp_path):
                 marker.touch()
                 os.kill(os.getpid(), signal.SIGKILL)
         return real(engine, limits, number, text, memory, *rest)
-    monkeypatch.setattr(_batch, "check_line", check_line)
+    monkeypatch.setattr(_protocol, "check_line", check_line)
     monkeypatch.setattr(_batch, "_context", lambda: multiprocessing.get_context("fork"))
     return lambda: [int(n) for n in log.read_text().split()] if log.exists() else []
 
@@ -234,13 +237,13 @@ def test_a_worker_that_dies_once_costs_no_line(monkeypatch, tmp_path):
 @needs_fork
 def test_the_worker_memory_limit_is_named_in_the_message(monkeypatch):
     monkeypatch.setattr(_batch, "_context", lambda: multiprocessing.get_context("fork"))
-    real = _batch.run_validated
+    real = _protocol.run_validated
 
     def run(v: Any, *args: Any) -> Any:
         if v.clause_lits.tolist() == [1] * 2:
             raise MemoryError
         return real(v, *args)
-    monkeypatch.setattr(_batch, "run_validated", run)
+    monkeypatch.setattr(_protocol, "run_validated", run)
     _, out = in_process([line(n) for n in range(1, 4)], jobs=2, worker_memory=1 << 40)
     assert "ran out of memory (the limit is 1048576 MiB per worker" in failure(out[1], 2)
     assert [out[0], out[2]] == [expected(1), expected(3)]
@@ -476,7 +479,7 @@ def check_memory_output(code: int, out: bytes, err: bytes) -> list[str]:
     return lines
 
 
-@pytest.mark.skipif(not hasattr(_batch.resource, "RLIMIT_AS") or not sys.platform.startswith(
+@pytest.mark.skipif(not hasattr(_sizing.resource, "RLIMIT_AS") or not sys.platform.startswith(
     "linux"), reason="needs an enforced RLIMIT_AS")
 @needs_workers
 def test_a_line_that_exhausts_a_workers_memory_gets_check_failed():
@@ -489,12 +492,12 @@ def test_a_line_that_exhausts_a_workers_memory_gets_check_failed():
     assert "100 MiB per worker" in lines[2]
 
 
-@pytest.mark.skipif(not hasattr(_batch.resource, "RLIMIT_AS") or not sys.platform.startswith(
+@pytest.mark.skipif(not hasattr(_sizing.resource, "RLIMIT_AS") or not sys.platform.startswith(
     "linux"), reason="needs an enforced RLIMIT_AS")
 def test_a_line_that_exhausts_memory_in_process_gets_check_failed():
     def limit() -> None:
-        rlimit = _batch.resource.RLIMIT_AS
-        _batch.resource.setrlimit(rlimit, (150 << 20, _batch.resource.getrlimit(rlimit)[1]))
+        rlimit = _sizing.resource.RLIMIT_AS
+        _sizing.resource.setrlimit(rlimit, (150 << 20, _sizing.resource.getrlimit(rlimit)[1]))
     proc = subprocess.run([sys.executable, "-m", "sat_claim_check", "batch",
                            "--max-input-bytes", str(1 << 30)],
                           input=memory_input(), capture_output=True, timeout=60,

@@ -21,7 +21,7 @@ import pytest
 
 import sat_claim_check as scc
 from sat_claim_check._batch import local as _batch
-from sat_claim_check._batch.local import CHUNK_LINES
+from sat_claim_check._batch.reader import CHUNK_LINES
 from sat_claim_check._core.jsontext import dumps
 
 needs_workers = pytest.mark.skipif(_batch.available_cpus() < 2, reason="--jobs 2 needs two CPUs")

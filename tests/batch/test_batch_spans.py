@@ -19,8 +19,11 @@ from _helpers import kill_workers_on, spy_on_tasks
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sat_claim_check._batch import lines as _lines
 from sat_claim_check._batch import local as _batch
-from sat_claim_check._batch.local import FAILED, Span, numbered_lines, numbered_spans, read_span
+from sat_claim_check._batch import protocol as _protocol
+from sat_claim_check._batch.lines import Span, numbered_lines, numbered_spans, read_span
+from sat_claim_check._batch.protocol import FAILED
 
 needs_workers = pytest.mark.skipif(_batch.available_cpus() < 2, reason="--jobs 2 needs two CPUs")
 needs_fork = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
@@ -48,7 +51,7 @@ def mixed_lines() -> list[bytes]:
         elif n % 17 == 3:
             text += b"\r"
         if n % 3 == 1:
-            text += b" " * _batch._SPAN_MIN_BYTES
+            text += b" " * _lines._SPAN_MIN_BYTES
         lines.append(text)
     lines.append(b"x" * (CAP + 1))                  # over the cap
     lines.append(json.dumps(SAT).encode())
@@ -79,8 +82,8 @@ def test_the_spans_of_a_file_are_its_lines(tmp_path_factory: Any, data: bytes, s
     fd = os.open(path, os.O_RDONLY)
     try:
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(_batch, "_SPAN_READ_BYTES", block)   # line ends across blocks
-            patch.setattr(_batch, "_SPAN_MIN_BYTES", short)    # bytes below, Spans above
+            patch.setattr(_lines, "_SPAN_READ_BYTES", block)   # line ends across blocks
+            patch.setattr(_lines, "_SPAN_MIN_BYTES", short)    # bytes below, Spans above
             scan = numbered_spans(fd, start, max_bytes)
             got = [(number, read_span(fd, line) if isinstance(line, Span) else line)
                    for number, line in scan]
@@ -93,8 +96,8 @@ def test_the_spans_of_a_file_are_its_lines(tmp_path_factory: Any, data: bytes, s
 def test_a_line_with_no_end_within_the_skip_stops_the_spans(tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch
                                                             ) -> None:
-    monkeypatch.setattr(_batch, "skip_bytes", lambda max_bytes: 4 * max_bytes)
-    monkeypatch.setattr(_batch, "_SPAN_READ_BYTES", 16)
+    monkeypatch.setattr(_lines, "skip_bytes", lambda max_bytes: 4 * max_bytes)
+    monkeypatch.setattr(_lines, "_SPAN_READ_BYTES", 16)
     path = tmp_path / "input"
     path.write_bytes(b"ok\n" + b"y" * 100 + b"\nnever read\n")
     fd = os.open(path, os.O_RDONLY)
@@ -113,10 +116,10 @@ def test_a_span_the_file_no_longer_holds_is_rejected_with_a_reason(tmp_path: Pat
     path.write_bytes(json.dumps(SAT).encode() + b"\n")
     fd = os.open(path, os.O_RDONLY)
     try:
-        kind, text = _batch.check_one("auto", None, 1, Span(0, path.stat().st_size - 1),
-                                      input_fd=fd)
+        kind, text = _protocol.check_one("auto", None, 1, Span(0, path.stat().st_size - 1),
+                                         input_fd=fd)
         assert kind == 0 and json.loads(text)["valid"] is True
-        kind, text = _batch.check_one("auto", None, 2, Span(10_000, 5), input_fd=fd)
+        kind, text = _protocol.check_one("auto", None, 2, Span(10_000, 5), input_fd=fd)
     finally:
         os.close(fd)
     error = json.loads(text)
@@ -127,9 +130,9 @@ def test_a_span_the_file_no_longer_holds_is_rejected_with_a_reason(tmp_path: Pat
 def test_a_span_too_big_to_read_is_a_check_failed_line(monkeypatch: pytest.MonkeyPatch) -> None:
     def no_memory(fd: Any, span: Span) -> bytes:
         raise MemoryError
-    monkeypatch.setattr(_batch, "read_span", no_memory)
-    kind, text = _batch.check_lines("auto", None, [(4, Span(0, 1 << 40))], memory=1 << 30,
-                                    input_fd=0)[0]
+    monkeypatch.setattr(_protocol, "read_span", no_memory)
+    kind, text = _protocol.check_lines("auto", None, [(4, Span(0, 1 << 40))], memory=1 << 30,
+                                       input_fd=0)[0]
     error = json.loads(text)
     assert kind == FAILED and error["error"] == "check_failed" and error["line"] == 4
     assert "ran out of memory (the limit is 1024 MiB per worker" in error["message"]
@@ -157,9 +160,9 @@ def test_workers_read_their_lines_from_the_file(tmp_path: Path,
         offsets.append(offsets[-1] + len(x) + 1)
     assert [x for x in given_lines if isinstance(x, Span)] == [
         Span(offset, len(x)) for offset, x in zip(offsets, lines)
-        if _batch._SPAN_MIN_BYTES <= len(x) <= CAP]
+        if _lines._SPAN_MIN_BYTES <= len(x) <= CAP]
     assert [x for x in given_lines if isinstance(x, bytes)] == [
-        x for x in lines if len(x) < _batch._SPAN_MIN_BYTES]
+        x for x in lines if len(x) < _lines._SPAN_MIN_BYTES]
     assert sum(isinstance(x, str) for x in given_lines) == 1
     assert sum(outcome.counts) == len(lines)
 

@@ -18,8 +18,9 @@ from _helpers import spy_on_tasks
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sat_claim_check._batch import lines as _lines
 from sat_claim_check._batch import local as _batch
-from sat_claim_check._batch.local import Span, numbered_lines, numbered_spans, read_span
+from sat_claim_check._batch.lines import Span, numbered_lines, numbered_spans, read_span
 
 needs_workers = pytest.mark.skipif(_batch.available_cpus() < 2, reason="--jobs 2 needs two CPUs")
 
@@ -28,9 +29,9 @@ SAT = {"cnf": {"num_vars": 2, "clauses": [[1, 2], [-1]]}, "claim": "sat", "assig
 
 def small_skips(patch: pytest.MonkeyPatch, skip_chunk: int, block: int) -> None:
     """A line with no end is given up after 4 * max_bytes, read in small steps."""
-    patch.setattr(_batch, "skip_bytes", lambda max_bytes: 4 * max_bytes)
-    patch.setattr(_batch, "_SKIP_CHUNK", skip_chunk)
-    patch.setattr(_batch, "_SPAN_READ_BYTES", block)
+    patch.setattr(_lines, "skip_bytes", lambda max_bytes: 4 * max_bytes)
+    patch.setattr(_lines, "_SKIP_CHUNK", skip_chunk)
+    patch.setattr(_lines, "_SPAN_READ_BYTES", block)
 
 
 def batch(stream: Any, jobs: int, **options: Any) -> str:

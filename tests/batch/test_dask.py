@@ -32,6 +32,7 @@ from distributed.diagnostics.plugin import WorkerPlugin  # noqa: E402
 
 from sat_claim_check import dask as scc_dask  # noqa: E402
 from sat_claim_check._batch import local as _batch  # noqa: E402
+from sat_claim_check._batch import protocol as _protocol  # noqa: E402
 from sat_claim_check._batch.manifest import Manifest  # noqa: E402
 
 EXAMPLES = REPO / "examples"
@@ -183,17 +184,17 @@ class KillOnMark(WorkerPlugin):  # type: ignore[misc]
     name = "kill-on-mark"
 
     def setup(self, worker: Any) -> None:
-        self.saved = _batch.validate
+        self.saved = _protocol.validate
 
         def validate(request: Any, *args: Any) -> Any:
             cnf = request.get("cnf") if isinstance(request, dict) else None
             if isinstance(cnf, dict) and cnf.get("num_vars") == MARK:
                 os.kill(os.getpid(), signal.SIGKILL)
             return self.saved(request, *args)
-        _batch.validate = validate
+        _protocol.validate = validate
 
     def teardown(self, worker: Any) -> None:
-        _batch.validate = self.saved
+        _protocol.validate = self.saved
 
 
 def test_a_line_that_kills_every_worker_gets_check_failed(client: Any) -> None:

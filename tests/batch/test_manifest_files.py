@@ -21,7 +21,8 @@ import pytest
 from _helpers import REPO, cli
 
 from sat_claim_check._batch import manifest as _manifest
-from sat_claim_check._batch.local import check_one
+from sat_claim_check._batch import protocol as _protocol
+from sat_claim_check._batch.protocol import check_one
 from sat_claim_check.dimacs import SHOWN
 
 EXAMPLES = REPO / "examples"
@@ -172,9 +173,9 @@ def test_a_path_is_read_as_written_within_the_root(tree: Path) -> None:
 def test_a_manifest_names_the_byte_of_a_binary_proof_error(tmp_path: Path) -> None:
     (tmp_path / "f.cnf").write_text("p cnf 1 2\n1 0\n-1 0\n")
     (tmp_path / "f.bin").write_bytes(b"a\x02\x00x")       # byte 3 starts no step
-    kind, text = _manifest.check_manifest_line("auto", None, 7,
-                                               b'{"cnf": "f.cnf", "proof": "f.bin"}',
-                                               _manifest.Manifest(str(tmp_path)))
+    kind, text = _protocol.check_manifest_line("auto", None, 7,
+                                                b'{"cnf": "f.cnf", "proof": "f.bin"}',
+                                                _manifest.Manifest(str(tmp_path)))
     error = json.loads(text)
     assert kind == 2 and (error["field"], error["line"]) == ("proof", 7)
     assert error["message"].startswith("f.bin:byte 3: proof (binary): byte 'x'")
@@ -198,6 +199,6 @@ def test_a_manifest_line_is_read_alike_by_either_build(tree: Path, twins: str, l
     root = tree / "root"
     (root / "bad.drup").write_text("x 0\n")
     text = json.dumps(line) if isinstance(line, dict) else line
-    got, out = _manifest.check_manifest_line("auto", None, 3, text.encode(),
-                                             _manifest.Manifest(str(root)))
+    got, out = _protocol.check_manifest_line("auto", None, 3, text.encode(),
+                                              _manifest.Manifest(str(root)))
     assert (got, said in out) == (kind, True), out

@@ -24,8 +24,8 @@ import pytest
 import sat_claim_check as scc
 from sat_claim_check import _engines as _engine
 from sat_claim_check import cli, dimacs
-from sat_claim_check._batch.local import check_one
 from sat_claim_check._batch.manifest import Manifest
+from sat_claim_check._batch.protocol import check_one
 from sat_claim_check._engines import convert_py, request_py, scan_py
 
 CNF = "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n"

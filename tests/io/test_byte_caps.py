@@ -25,7 +25,7 @@ import pytest
 import sat_claim_check as scc
 from sat_claim_check import _engines as _engine
 from sat_claim_check import cli, dimacs
-from sat_claim_check._batch.local import numbered_lines, skip_bytes
+from sat_claim_check._batch.lines import numbered_lines, skip_bytes
 from sat_claim_check._core import codes as _codes
 from sat_claim_check._core import jsontext as _jsontext
 from sat_claim_check._core.jsontext import SHORT_DIGITS, LongInteger, dumps, loads

@@ -1,20 +1,32 @@
-"""The progress line of a long check on standard error.
+"""Standard error and output of the commands: the progress line, and the error
+of a write to standard output that failed.
 
-Shown on a terminal once a check has run for a second (``--progress`` shows it
-anywhere, ``--quiet`` never): the steps checked, steps per second, and the
-bytes of the proof read, of its size when it is known.  On a terminal the
-line is rewritten in place and erased at the end; elsewhere (a log) a line
-is written every few seconds.
+The progress line of a long check (ProgressLine) is shown on a terminal once
+a check has run for a second (``--progress`` shows it anywhere, ``--quiet``
+never): the steps checked, steps per second, and the bytes of the proof
+read, of its size when it is known.  On a terminal the line is rewritten in
+place and erased at the end; elsewhere (a log) a line is written every few
+seconds.  The progress line of a batch (BatchProgress)
+counts the lines written, on a terminal only.
 """
 
 from __future__ import annotations
 
 import io
+import sys
 import time
 from collections.abc import Callable
 from typing import IO
 
-__all__ = ["ProgressLine"]
+__all__ = ["BatchProgress", "ProgressLine", "WriteError"]
+
+
+class WriteError(Exception):
+    """Standard output could not be written: a write error, never a read error."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(error)
+        self.error = error
 
 
 class ProgressLine:
@@ -55,16 +67,8 @@ class ProgressLine:
             return
         self._next = now + (self.EVERY_TERMINAL if self._terminal else self.EVERY_LOG)
         text = self.text(now - self._start)
-        try:
-            if self._terminal:
-                self._stream.write(f"\r{text}\x1b[K")
-            else:
-                self._stream.write(f"sat-claim-check: {text}\n")
-            self._stream.flush()
-        except (OSError, ValueError):       # a closed or broken stderr: stop showing
-            self._enabled = False
-            return
-        self._shown = True
+        if self._write(f"\r{text}\x1b[K" if self._terminal else f"sat-claim-check: {text}\n"):
+            self._shown = True
 
     def text(self, elapsed: float) -> str:
         rate = self._steps / elapsed if elapsed > 0 else 0.0
@@ -84,6 +88,61 @@ class ProgressLine:
             except (OSError, ValueError):
                 pass
         self._shown = False
+
+    def _out(self) -> IO[str]:
+        """The stream the line is written on."""
+        return self._stream
+
+    def _write(self, data: str) -> bool:
+        """Write ``data``, flushed; False (and the line is shown no more) when that
+        fails: a closed or broken stderr."""
+        stream = self._out()
+        try:
+            stream.write(data)
+            stream.flush()
+        except (OSError, ValueError):
+            self._enabled = False
+            return False
+        return True
+
+
+class BatchProgress(ProgressLine):
+    """The progress line of a batch on stderr, only when stderr is a terminal:
+    the lines written by kind, and how far ``stream``, the input, is read (a
+    bar, when its size ``total_bytes`` is known).  Feed it ``update(counts)``;
+    ``close()`` at the end."""
+
+    EVERY_TERMINAL = 0.2
+
+    def __init__(self, stream: IO[bytes], total_bytes: int) -> None:
+        super().__init__(None, None)
+        self._enabled = sys.stderr is not None and sys.stderr.isatty()
+        self.tell: Callable[[], int] = lambda: stream.tell()   # how far the input is read
+        self.total = total_bytes
+        self.last = 0.0
+
+    def update(self, counts: list[int]) -> None:
+        """``counts``: the lines written, [valid, not valid, rejected, failed]."""
+        now = time.monotonic()
+        if not self._enabled or now - self.last < self.EVERY_TERMINAL:
+            return
+        self.last = now
+        line = f"{sum(counts)} lines ({counts[0]} valid, {counts[1]} not, {counts[2]} rejected"
+        failed = counts[3]
+        line += f", {failed} failed)" if failed else ")"
+        if self.total:
+            # The reader runs a few chunks ahead of the writer: close enough.
+            frac = min(1.0, self.tell() / self.total)
+            bar = "#" * int(30 * frac)
+            line = f"[{bar:<30}] {100 * frac:3.0f}% {line}"
+        self._write("\r" + line)
+
+    def close(self) -> None:
+        if self._enabled:
+            self._write("\r\033[K")
+
+    def _out(self) -> IO[str]:
+        return sys.stderr       # whatever it is at the time
 
 
 def _is_terminal(stream: IO[str]) -> bool:

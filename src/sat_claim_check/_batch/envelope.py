@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Union
 
-from .._core.validate import type_name
+from .._core.values import type_name
 from ..errors import InvalidInput
 
 __all__ = ["Ident", "check_id", "line_id", "split_envelope", "with_id"]

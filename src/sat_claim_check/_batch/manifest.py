@@ -33,22 +33,20 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
-from .._core.jsontext import loads
-from .._core.validate import type_name
+from .._core.values import type_name
 from ..dimacs import DimacsError, run_files
 from ..errors import InvalidInput
 from .envelope import Ident, check_id
-from .local import answer_line
 
 if TYPE_CHECKING:
     from .._core.types import Deletions, EngineName, Result
     from ..limits import Limits
 
-__all__ = ["MANIFEST_KEYS", "Manifest", "check_manifest_line", "manifest_root"]
+__all__ = ["MANIFEST_KEYS", "Manifest", "check_entry", "entry_id", "manifest_root"]
 
 MANIFEST_KEYS = ("id", "cnf", "proof", "model")
 
@@ -75,23 +73,6 @@ class _Refused(OSError):
     """A manifest path that is not read: not a regular file, or outside the root."""
 
 
-def check_manifest_line(engine: EngineName, limits: Limits | None, number: int,
-                        line: bytes | str,
-                        manifest: Manifest, memory: int | None = None,
-                        deletions: Deletions = "strict") -> tuple[int, str]:
-    """Check the files one numbered manifest line names: its kind and its output
-    line, as ``_batch.check_line`` gives for a request.  ``manifest`` says where
-    its paths lead; ``deletions`` as for ``run``."""
-    def check(text: bytes, note_id: Callable[[Ident], None]) -> Result:
-        entry = loads(text)
-        ident = entry_id(entry)
-        if ident is not None:
-            note_id(ident)
-        return _check_entry(entry, manifest, engine, limits, deletions)
-
-    return answer_line(number, line, memory, "manifest entry", check)
-
-
 def entry_id(entry: Any) -> Ident | None:
     """The id of a manifest entry (None without one); InvalidInput when the entry
     is not an object or its id is not a string or an integer."""
@@ -100,8 +81,11 @@ def entry_id(entry: Any) -> Ident | None:
     return check_id(entry["id"]) if "id" in entry else None
 
 
-def _check_entry(entry: dict[str, Any], manifest: Manifest, engine: EngineName,
-                 limits: Limits | None, deletions: Deletions = "strict") -> Result:
+def check_entry(entry: dict[str, Any], manifest: Manifest, engine: EngineName,
+                limits: Limits | None, deletions: Deletions = "strict") -> Result:
+    """The result of the files a manifest entry (an object) names; InvalidInput
+    for an entry at fault, a file that cannot be read or holds malformed text;
+    the contract's error for a request the files make that it rejects."""
     for key in entry:
         if key not in MANIFEST_KEYS:
             raise InvalidInput(key, f"/{key}",
