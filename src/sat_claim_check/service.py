@@ -29,12 +29,25 @@ import asyncio
 import concurrent.futures
 import json
 import logging
-import os
 import threading
-from collections.abc import Awaitable, Iterable, MutableMapping
+from collections.abc import Iterable
 from importlib import resources
-from typing import Any, Callable
+from typing import Any
 
+from ._asgi import (
+    BodyTooLarge,
+    Disconnected,
+    Receive,
+    Scope,
+    Send,
+    disconnected,
+    drop_body,
+    error_body,
+    json_media_type,
+    read_body,
+    respond,
+)
+from ._batch.sizing import available_cpus
 from ._core.options import Options
 from ._core.outcome import Outcome, check_json
 from ._core.types import EngineName
@@ -52,11 +65,6 @@ __all__ = [
     "http_status",
     "serve",
 ]
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
 
 TOOL_PATH = "/v1/tools/sat-claim-check/versions/1.0.0"
 EXECUTE_PATH = TOOL_PATH + "/execute"
@@ -106,32 +114,6 @@ class _Cancel:
             raise _Cancelled
 
 
-class _BodyTooLarge(Exception):
-    pass
-
-
-class _Disconnected(Exception):
-    pass
-
-
-def _error_body(error: str, message: str, **extra: object) -> bytes:
-    return json.dumps({"error": error, **extra, "message": message}, separators=(",", ":")).encode()
-
-
-def _json_media_type(value: bytes | None) -> bool:
-    """``application/json``, with no parameter or ``charset=utf-8`` only."""
-    if value is None:
-        return False
-    media, *params = value.decode("latin-1").split(";")
-    if media.strip().lower() != "application/json":
-        return False
-    for param in params:
-        name, _, arg = param.partition("=")
-        if name.strip().lower() != "charset" or arg.strip().strip('"').lower() != "utf-8":
-            return False
-    return True
-
-
 class Service:
     """The ASGI application (``create_app`` makes one; ``app`` is the default).
 
@@ -158,7 +140,7 @@ class Service:
         options = Options.of(engine, limits)  # an engine that is not built fails here
         self.engine = options.engine
         self.limits = options.limits
-        self.workers = _count("workers", _cpus() if workers is None else workers, 1)
+        self.workers = _count("workers", available_cpus() if workers is None else workers, 1)
         self.queue = _count("queue", 4 * self.workers if queue is None else queue, 0)
         self.max_body_bytes = _count(
             "max_body_bytes",
@@ -212,25 +194,25 @@ class Service:
                     receive,
                     send,
                     405,
-                    _error_body("method_not_allowed", "use POST"),
+                    error_body("method_not_allowed", "use POST"),
                     [(b"allow", b"POST")],
                 )
         elif path in (TOOL_PATH, HEALTH_PATH):
             if method in ("GET", "HEAD"):
                 body = self._tool if path == TOOL_PATH else self._health()
-                await _respond(send, 200, body, head=method == "HEAD")
+                await respond(send, 200, body, head=method == "HEAD")
             else:
                 await self._refuse(
                     scope,
                     receive,
                     send,
                     405,
-                    _error_body("method_not_allowed", "use GET"),
+                    error_body("method_not_allowed", "use GET"),
                     [(b"allow", b"GET, HEAD")],
                 )
         else:
             await self._refuse(
-                scope, receive, send, 404, _error_body("not_found", f"no route {path}")
+                scope, receive, send, 404, error_body("not_found", f"no route {path}")
             )
 
     async def _refuse(
@@ -256,24 +238,8 @@ class Service:
             name == b"expect" and value.lower() == b"100-continue"
             for name, value in scope["headers"]
         ):
-            await self._drop_body(receive)
-        await _respond(send, status, body, headers, close=True)
-
-    async def _drop_body(self, receive: Receive) -> None:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + min(self.body_timeout, 5.0)
-        size = 0
-        while size <= self.max_body_bytes:
-            wait = min(deadline - loop.time(), 0.5)
-            if wait <= 0:
-                return
-            try:
-                message = await asyncio.wait_for(receive(), wait)
-            except asyncio.TimeoutError:
-                return
-            if message["type"] == "http.disconnect" or not message.get("more_body", False):
-                return
-            size += len(message.get("body", b""))
+            await drop_body(receive, self.max_body_bytes, min(self.body_timeout, 5.0))
+        await respond(send, status, body, headers, close=True)
 
     def _health(self) -> bytes:
         return json.dumps(
@@ -298,13 +264,13 @@ class Service:
 
     async def _execute(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = dict(scope["headers"])  # names are lower case in ASGI
-        if not _json_media_type(headers.get(b"content-type")):
+        if not json_media_type(headers.get(b"content-type")):
             await self._refuse(
                 scope,
                 receive,
                 send,
                 415,
-                _error_body("unsupported_media_type", "the body must be application/json (UTF-8)"),
+                error_body("unsupported_media_type", "the body must be application/json (UTF-8)"),
             )
             return
         length = headers.get(b"content-length")
@@ -318,49 +284,35 @@ class Service:
                 receive,
                 send,
                 503,
-                _error_body(
-                    "overloaded", "every worker is busy and the queue is full; retry later"
-                ),
+                error_body("overloaded", "every worker is busy and the queue is full; retry later"),
                 [(b"retry-after", str(self.retry_after).encode())],
             )
             return
         self.in_flight += 1  # given back when the check ends, not the request
         try:
-            body = await asyncio.wait_for(self._read_body(receive), self.body_timeout)
+            body = await asyncio.wait_for(
+                read_body(receive, self.max_body_bytes), self.body_timeout
+            )
         except BaseException as exc:
             self.in_flight -= 1
-            if isinstance(exc, _BodyTooLarge):
+            if isinstance(exc, BodyTooLarge):
                 await self._refuse(scope, receive, send, 413, self._too_large(None))
             elif isinstance(exc, asyncio.TimeoutError):
-                await _respond(
+                await respond(
                     send,
                     408,
-                    _error_body(
+                    error_body(
                         "request_timeout", f"the body did not arrive within {self.body_timeout:g} s"
                     ),
                     close=True,
                 )
-            elif not isinstance(exc, _Disconnected):  # the server is stopping
+            elif not isinstance(exc, Disconnected):  # the server is stopping
                 raise
             return
         await self._check(body, receive, send)
 
-    async def _read_body(self, receive: Receive) -> bytes:
-        chunks, size = [], 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                raise _Disconnected
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_body_bytes:
-                raise _BodyTooLarge
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                return b"".join(chunks)
-
     def _too_large(self, actual: int | None) -> bytes:
-        return _error_body(
+        return error_body(
             "body_too_large",
             f"the body is over {self.max_body_bytes} bytes",
             max=self.max_body_bytes,
@@ -377,7 +329,7 @@ class Service:
         del body
         future = asyncio.wrap_future(job)
         future.add_done_callback(self._check_ended)
-        gone = asyncio.ensure_future(_disconnected(receive))
+        gone = asyncio.ensure_future(disconnected(receive))
         either: set[asyncio.Future[Any]] = {future, gone}
         try:
             await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
@@ -392,11 +344,11 @@ class Service:
             outcome = future.result()
         except Exception:
             logger.exception("the check failed")
-            await _respond(send, 500, _error_body("internal_error", "the check failed"))
+            await respond(send, 500, error_body("internal_error", "the check failed"))
             return
         if outcome is not None:
             self.checks += 1
-            await _respond(send, outcome.http_status, outcome.body)
+            await respond(send, outcome.http_status, outcome.body)
 
     def _job(self, body: bytes, cancel: _Cancel) -> Outcome | None:
         """In a worker thread: the Outcome, or None when the check was cancelled."""
@@ -447,39 +399,6 @@ class Service:
         executor, self._executor = self._executor, None
         if executor is not None:
             executor.shutdown(wait=True)
-
-
-async def _disconnected(receive: Receive) -> None:
-    """Return when the client has disconnected."""
-    while (await receive())["type"] != "http.disconnect":
-        pass
-
-
-async def _respond(
-    send: Send,
-    status: int,
-    body: bytes,
-    headers: Iterable[tuple[bytes, bytes]] = (),
-    *,
-    head: bool = False,
-    close: bool = False,
-) -> None:
-    """Send one JSON response; ``close`` when the request body may be unread."""
-    start = [
-        (b"content-type", b"application/json"),
-        (b"content-length", str(len(body)).encode()),
-        *headers,
-    ]
-    if close:
-        start.append((b"connection", b"close"))
-    await send({"type": "http.response.start", "status": status, "headers": start})
-    await send({"type": "http.response.body", "body": b"" if head else body})
-
-
-def _cpus() -> int:
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0)) or 1
-    return os.cpu_count() or 1
 
 
 def _count(name: str, value: int, least: int) -> int:
