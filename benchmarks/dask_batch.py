@@ -119,6 +119,8 @@ def main() -> None:
 
     from sat_claim_check import dask as on_dask
     from sat_claim_check._batch import local as _batch
+    from sat_claim_check._batch.console import BatchProgress
+    from sat_claim_check._batch.sizing import available_cpus
 
     logging.getLogger("distributed").setLevel(logging.ERROR)    # its notes on closing
     lines, data = batch_input(args, f"dask {dask.__version__}, distributed "
@@ -138,7 +140,7 @@ def main() -> None:
     def local(jobs: int) -> Callable[[io.BytesIO, io.StringIO], Any]:
         return lambda stream, out: _batch.run_batch(
             stream, out, engine=args.engine, limits=None, jobs=jobs,
-            progress=_batch.Progress(stream, 0))
+            progress=BatchProgress(stream, 0))
 
     def cluster(workers: int, chunk: int = on_dask.CHUNK_LINES
                 ) -> Callable[[io.BytesIO, io.StringIO], Any]:
@@ -189,7 +191,7 @@ def main() -> None:
           f"(a line takes {median['jobs1'] / len(lines) * 1e3:.3f} ms in jobs1)")
     # On an idle machine of `cores` CPUs, no way can check faster than its total CPU
     # per line allows, nor faster than its busiest process (one CPU at most) allows.
-    cores = _batch.available_cpus()
+    cores = available_cpus()
 
     def ceiling(name: str, workers: int) -> float:
         own, work = per_line[name]
@@ -224,13 +226,14 @@ def main() -> None:
 def local_only(args: argparse.Namespace) -> None:
     """batch --jobs 1 against --jobs 2, alternating rounds (--local)."""
     from sat_claim_check._batch import local as _batch
+    from sat_claim_check._batch.console import BatchProgress
 
     lines, data = batch_input(args, f"load average {os.getloadavg()[0]:.2f}")
 
     def local(jobs: int) -> Callable[[Any, io.StringIO], Any]:
         return lambda stream, out: _batch.run_batch(
             stream, out, engine=args.engine, limits=None, jobs=jobs,
-            progress=_batch.Progress(stream, 0))
+            progress=BatchProgress(stream, 0))
 
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "requests.jsonl"

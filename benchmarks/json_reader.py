@@ -40,8 +40,9 @@ from typing import Any
 from bench_engines import maximal_request
 
 import sat_claim_check as scc
-from sat_claim_check._core.check import run_validated
 from sat_claim_check._core.jsontext import dumps, loads
+from sat_claim_check._core.options import Options
+from sat_claim_check._core.session import check_request
 from sat_claim_check._core.types import Result
 from sat_claim_check._core.validate import validate, validated_from_text
 from sat_claim_check._core.validated import Validated
@@ -54,12 +55,15 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_CORPUS = HERE.parent.parent / "shared" / "corpus"
 
 
+OPTIONS = Options("compiled", kernel_c, LIMITS, False, None)
+
+
 def from_text_reader(text: bytes) -> Result:
-    return run_validated(validated_from_text(text, LIMITS), "compiled", kernel_c, LIMITS).result
+    return check_request(validated_from_text(text, LIMITS), OPTIONS).result
 
 
 def from_text_exact(text: bytes) -> Result:
-    return run_validated(validate(loads(text), LIMITS), "compiled", kernel_c, LIMITS).result
+    return check_request(validate(loads(text), LIMITS), OPTIONS).result
 
 
 def exact_read(text: bytes) -> Validated:

@@ -179,11 +179,10 @@ def kill_workers_on(monkeypatch: pytest.MonkeyPatch, marker: bytes) -> None:
 
     real = _protocol.check_line
 
-    def check_line(engine: Any, limits: Any, number: int, text: bytes,
-                   memory: Any = None, *rest: Any) -> Any:
+    def check_line(options: Any, number: int, text: bytes, memory: Any = None) -> Any:
         if marker in text:
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(engine, limits, number, text, memory, *rest)
+        return real(options, number, text, memory)
     monkeypatch.setattr(_protocol, "check_line", check_line)
     monkeypatch.setattr(_batch, "_context", lambda: multiprocessing.get_context("fork"))
 

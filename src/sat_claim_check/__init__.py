@@ -21,10 +21,11 @@ the result.  ``sat_claim_check.service`` is the HTTP service.
 certifies PySAT's answers.  docs/semantics.md describes what is checked.
 """
 
-from ._core.check import Report, check, run
+from ._core.check import check, run
 from ._core.checker import Checker
 from ._core.explain import Explanation, explain
 from ._core.outcome import Outcome, check_json
+from ._core.report import Report
 from ._core.types import Deletions, EngineName, Result
 from .dimacs import request_from_dimacs
 from .errors import CheckError, InvalidInput, LimitExceeded

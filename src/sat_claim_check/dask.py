@@ -31,20 +31,21 @@ import logging
 import os
 from collections import deque
 from contextlib import suppress
-from typing import IO, TYPE_CHECKING, Any, cast
+from typing import IO, TYPE_CHECKING, Any
 
 from . import __version__
+from ._batch import protocol
 from ._batch.console import BatchProgress, WriteError
 from ._batch.lines import Numbered, Span, numbered_lines
 from ._batch.manifest import Manifest, manifest_root
 from ._batch.output import BatchTotals, OrderedOutput
-from ._batch.protocol import Checked, check_lines, check_one, unfinished
+from ._batch.protocol import Checked, check_one, unfinished
 from ._batch.signals import Stop, StopSignals
 from ._batch.sizing import available_cpus
-from ._core.check import contract_limits, lenient_deletions
 from ._core.codes import EXIT_REJECTED
 from ._core.jsontext import dumps
-from ._engines import ENGINES, resolve
+from ._core.options import Options, checked_settings
+from ._engines import ENGINES
 from .errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -129,7 +130,7 @@ def connect(scheduler: str) -> tuple[Any, Any]:
 def _worker_report(engine: EngineName) -> tuple[str, str | None]:
     """On a worker: its version of sat-claim-check, and why ``engine`` cannot run there."""
     try:
-        resolve(engine)
+        Options.of(engine)
     except ImportError as exc:
         return __version__, str(exc)
     return __version__, None
@@ -257,7 +258,7 @@ def _check_on_cluster(client: Any, chunks: _Chunks, output: OrderedOutput, windo
     suspects: deque[Numbered] = deque()
 
     def submit(lines: list[Numbered]) -> None:
-        future = client.submit(check_lines, engine, limits, lines, None, manifest, deletions,
+        future = client.submit(check_lines, engine, limits, deletions, lines, manifest,
                                pure=False, retries=retries)
         tasks[future] = lines
         finished.add(future)
@@ -383,8 +384,7 @@ def _checked_arguments(engine: object, limits: object, deletions: object,
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, "
                          f"got {engine!r}")
-    contract_limits(cast("Limits | None", limits))      # TypeError for another type
-    lenient_deletions(deletions)                        # ValueError for another value
+    checked_settings(limits, deletions)     # the engine is the workers' to choose
     for name, value in (("manifest", manifest), ("manifest_root", root)):
         if value is not None and not isinstance(value, (str, os.PathLike)):
             raise TypeError(f"{name} must be a directory (a str or a path), "
@@ -396,6 +396,13 @@ def _checked_arguments(engine: object, limits: object, deletions: object,
     return Manifest(os.path.abspath(manifest), None if root is None else manifest_root(root))
 
 
+def check_lines(engine: EngineName, limits: Limits | None, deletions: Deletions,
+                lines: list[Numbered], manifest: Manifest | None) -> list[Checked]:
+    """A task on a worker: the answers of a chunk's lines, with the engine the
+    worker chooses for ``engine``."""
+    return protocol.check_lines(Options.of(engine, limits, deletions), lines, None, manifest)
+
+
 def _after(offset: int, part: list[Any]) -> int:
     return offset + len(part)
 
@@ -403,6 +410,7 @@ def _after(offset: int, part: list[Any]) -> int:
 def _check_partition(part: Iterable[Any], offset: int, engine: EngineName,
                      limits: Limits | None, manifest: Manifest | None,
                      kinds: bool, deletions: Deletions = "strict") -> list[Any]:
+    options = Options.of(engine, limits, deletions)
     out: list[Any] = []
     for number, element in enumerate(part, offset + 1):
         try:
@@ -412,7 +420,7 @@ def _check_partition(part: Iterable[Any], offset: int, engine: EngineName,
             error["line"] = number
             kind, text = EXIT_REJECTED, dumps(error)
         else:
-            kind, text = check_one(engine, limits, number, line, manifest, deletions)
+            kind, text = check_one(options, number, line, manifest)
         out.append((KINDS[kind], text) if kinds else text)
     return out
 

@@ -71,7 +71,7 @@ from ._io.proofstream import StepMemo as StepMemo
 from ._io.proofstream import check_stream
 from ._io.whole_files import clause_line as clause_line
 from ._io.whole_files import parse_files as parse_files
-from ._io.whole_files import read_cnf
+from ._io.whole_files import read_cnf, read_files
 
 if TYPE_CHECKING:
     from ._core.types import (
@@ -221,20 +221,9 @@ def run_files(
     OSError when a file cannot be read and CheckError on a rejected request.
     """
     _check_texts(proof_path, model_path)
-    if proof_path is None:
-        parsed = parse_files(cnf_path, proof_path, model_path, limits, max_bytes)
-        return run_parsed(parsed, engine, limits, progress, deletions)
-    return check_files(
-        cnf_path,
-        proof_path,
-        engine=engine,
-        limits=limits,
-        progress=progress,
-        max_bytes=max_bytes,
-        reading=reading,
-        deletions=deletions,
-        proof_format=proof_format,
-    )
+    return files_report(Options.of(engine, limits, deletions, progress), cnf_path, proof_path,
+                        model_path, max_bytes=max_bytes, reading=reading,
+                        proof_format=proof_format)
 
 
 def check_files(
@@ -252,9 +241,34 @@ def check_files(
 ) -> Report:
     """run_files() for an unsat claim, the proof checked as it is read; ``memo``
     keeps the steps ``--explain`` names."""
-    options = Options.of(engine, limits, deletions, progress)  # before any reading
-    check_format(proof_format)
+    return files_report(Options.of(engine, limits, deletions, progress), cnf_path, proof_path,
+                        max_bytes=max_bytes, reading=reading, memo=memo,
+                        proof_format=proof_format)
+
+
+def run_parsed(
+    parsed: Parsed,
+    engine: EngineName = "auto",
+    limits: Limits | None = None,
+    progress: Progress | None = None,
+    deletions: Deletions = "strict",
+) -> Report:
+    """Check what ``parse_files`` returned; a Report, or raise CheckError.
+    ``deletions`` as for ``run``."""
+    return parsed_report(parsed, Options.of(engine, limits, deletions, progress))
+
+
+def files_report(options: Options, cnf_path: Input, proof_path: Input | None = None,
+                 model_path: Input | None = None, *, max_bytes: int | None = None,
+                 reading: Reading | None = None, memo: StepMemo | None = None,
+                 proof_format: ProofFormat = "auto") -> Report:
+    """The Report of a CNF file with a proof or a model file (as ``run_files``),
+    under ``options``, made once by the door that takes the files."""
+    _check_texts(proof_path, model_path)
     limits = options.limits
+    if proof_path is None:
+        return parsed_report(read_files(cnf_path, None, model_path, limits, max_bytes), options)
+    check_format(proof_format)
     num_vars, offsets, lits = read_cnf(
         cnf_path, limits, _bounds.cnf_bytes(limits) if max_bytes is None else max_bytes
     )
@@ -271,16 +285,8 @@ def check_files(
     return checker.finish()
 
 
-def run_parsed(
-    parsed: Parsed,
-    engine: EngineName = "auto",
-    limits: Limits | None = None,
-    progress: Progress | None = None,
-    deletions: Deletions = "strict",
-) -> Report:
-    """Check what ``parse_files`` returned; a Report, or raise CheckError.
-    ``deletions`` as for ``run``."""
-    options = Options.of(engine, limits, deletions, progress)
+def parsed_report(parsed: Parsed, options: Options) -> Report:
+    """The Report of what ``parse_files`` returned, under ``options``."""
     (num_vars, offsets, lits), proof, model = parsed
     v = validate_arrays(
         num_vars, offsets, lits, proof=proof, assignment=model, limits=options.limits

@@ -29,13 +29,17 @@ import sat_claim_check as scc
 from sat_claim_check._batch import local as _batch
 from sat_claim_check._batch import protocol as _protocol
 from sat_claim_check._batch import sizing as _sizing
-from sat_claim_check._batch.local import DEATHS, FAILED, Progress, run_batch
+from sat_claim_check._batch.console import BatchProgress
+from sat_claim_check._batch.local import DEATHS, run_batch
+from sat_claim_check._batch.output import BatchTotals
+from sat_claim_check._batch.protocol import FAILED
 from sat_claim_check._batch.reader import CHUNK_LINES
+from sat_claim_check._batch.sizing import available_cpus
 from sat_claim_check._core.jsontext import dumps
 from sat_claim_check.errors import CheckError, InvalidInput, LimitExceeded
 
 HAS_PROC = os.path.isdir("/proc/self")
-TWO_CPUS = _batch.available_cpus() >= 2
+TWO_CPUS = available_cpus() >= 2
 needs_workers = pytest.mark.skipif(not TWO_CPUS, reason="--jobs 2 needs two CPUs")
 needs_proc = pytest.mark.skipif(not HAS_PROC, reason="finds the workers in /proc")
 needs_fork = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
@@ -69,12 +73,12 @@ def slow_line(pairs: int) -> bytes:
 
 
 def in_process(lines: list[bytes], jobs: int, out: Any = None,
-               stream: Any = None, **options: Any) -> tuple[_batch.Outcome, list[str]]:
+               stream: Any = None, **options: Any) -> tuple[BatchTotals, list[str]]:
     out = io.StringIO() if out is None else out
     if stream is None:
         stream = io.BytesIO(b"".join(text + b"\n" for text in lines))
     outcome = run_batch(stream, out, engine="reference", limits=None, jobs=jobs,
-                        progress=Progress(stream, 0), **options)
+                        progress=BatchProgress(stream, 0), **options)
     assert multiprocessing.active_children() == []     # no worker outlives the batch
     return outcome, out.getvalue().splitlines() if isinstance(out, io.StringIO) else []
 
@@ -147,13 +151,13 @@ def test_an_error_keeps_other_attributes_through_pickle():
 # -- a line whose check cannot finish --------------------------------------------
 
 def test_memory_error_in_this_process_is_that_lines_error(monkeypatch):
-    real = _protocol.run_validated
+    real = _protocol.check_request
 
     def run(v: Any, *args: Any) -> Any:
         if v.clause_lits.tolist() == [1] * 7:
             raise MemoryError
         return real(v, *args)
-    monkeypatch.setattr(_protocol, "run_validated", run)
+    monkeypatch.setattr(_protocol, "check_request", run)
     outcome, out = in_process([line(n) for n in range(1, 41)], jobs=1)
     assert len(out) == 40
     assert "ran out of memory" in failure(out[6], 7)
@@ -162,13 +166,13 @@ def test_memory_error_in_this_process_is_that_lines_error(monkeypatch):
 
 
 def test_an_unexpected_exception_is_that_lines_error(monkeypatch):
-    real = _protocol.run_validated
+    real = _protocol.check_request
 
     def run(v: Any, *args: Any) -> Any:
         if v.clause_lits.tolist() == [1] * 3:
             raise RuntimeError("boom")
         return real(v, *args)
-    monkeypatch.setattr(_protocol, "run_validated", run)
+    monkeypatch.setattr(_protocol, "check_request", run)
     _, out = in_process([line(n) for n in range(1, 6)], jobs=1)
     message = failure(out[2], 3)
     assert "RuntimeError: boom" in message and "bug" in message
@@ -184,8 +188,7 @@ def fault_injection(monkeypatch, tmp_path):
     real = _protocol.check_line
     log = tmp_path / "attempts"
 
-    def check_line(engine: str, limits: Any, number: int, text: bytes,
-                   memory: Any = None, *rest: Any) -> Any:
+    def check_line(options: Any, number: int, text: bytes, memory: Any = None) -> Any:
         if text == DIE or b"die_once" in text:
             with open(log, "a") as f:
                 f.write(f"{number}\n")
@@ -193,7 +196,7 @@ def fault_injection(monkeypatch, tmp_path):
             if text == DIE or not marker.exists():
                 marker.touch()
                 os.kill(os.getpid(), signal.SIGKILL)
-        return real(engine, limits, number, text, memory, *rest)
+        return real(options, number, text, memory)
     monkeypatch.setattr(_protocol, "check_line", check_line)
     monkeypatch.setattr(_batch, "_context", lambda: multiprocessing.get_context("fork"))
     return lambda: [int(n) for n in log.read_text().split()] if log.exists() else []
@@ -237,13 +240,13 @@ def test_a_worker_that_dies_once_costs_no_line(monkeypatch, tmp_path):
 @needs_fork
 def test_the_worker_memory_limit_is_named_in_the_message(monkeypatch):
     monkeypatch.setattr(_batch, "_context", lambda: multiprocessing.get_context("fork"))
-    real = _protocol.run_validated
+    real = _protocol.check_request
 
     def run(v: Any, *args: Any) -> Any:
         if v.clause_lits.tolist() == [1] * 2:
             raise MemoryError
         return real(v, *args)
-    monkeypatch.setattr(_protocol, "run_validated", run)
+    monkeypatch.setattr(_protocol, "check_request", run)
     _, out = in_process([line(n) for n in range(1, 4)], jobs=2, worker_memory=1 << 40)
     assert "ran out of memory (the limit is 1048576 MiB per worker" in failure(out[1], 2)
     assert [out[0], out[2]] == [expected(1), expected(3)]
@@ -450,7 +453,7 @@ def test_ctrl_c_to_the_process_group_stops_cleanly():
 @needs_proc
 @needs_workers
 def test_jobs_above_the_cpus_is_lowered_with_a_note():
-    cpus = _batch.available_cpus()
+    cpus = available_cpus()
     proc = start("--jobs", str(cpus + 60))
     proc.stdin.write(b"".join(line(n) + b"\n" for n in range(1, (cpus + 4) * CHUNK_LINES)))
     proc.stdin.flush()

@@ -22,7 +22,9 @@ import pytest
 from _helpers import REPO, cli, kill_workers_on
 
 from sat_claim_check._batch import local as _batch
+from sat_claim_check._batch.console import BatchProgress
 from sat_claim_check._batch.envelope import line_id
+from sat_claim_check._batch.sizing import available_cpus
 from sat_claim_check._core.jsontext import dumps
 
 EXAMPLES = REPO / "examples"
@@ -108,7 +110,7 @@ def test_the_id_of_a_line_is_read_without_parsing_it(text: bytes, manifest: bool
 
 @pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
                     reason="the fault injection reaches workers by fork")
-@pytest.mark.skipif(_batch.available_cpus() < 2, reason="--jobs 2 needs two CPUs")
+@pytest.mark.skipif(available_cpus() < 2, reason="--jobs 2 needs two CPUs")
 def test_a_line_that_kills_its_workers_keeps_its_id(monkeypatch: pytest.MonkeyPatch) -> None:
     kill_workers_on(monkeypatch, b"kill-me")
     killer = {"id": "kill-me", "request": {"cnf": {"num_vars": 1, "clauses": [[1]]},
@@ -118,7 +120,7 @@ def test_a_line_that_kills_its_workers_keeps_its_id(monkeypatch: pytest.MonkeyPa
     stream = io.BytesIO(b"".join(text + b"\n" for text in lines))
     out = io.StringIO()
     outcome = _batch.run_batch(stream, out, engine="reference", limits=None, jobs=2,
-                               progress=_batch.Progress(stream, 0))
+                               progress=BatchProgress(stream, 0))
     got = out.getvalue().splitlines()
     failed = json.loads(got[2])
     assert list(failed) == ["id", "error", "field", "path", "message", "line"]

@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 
 import sat_claim_check as scc
-from sat_claim_check._batch import local as _batch
 from sat_claim_check._batch.reader import CHUNK_LINES
+from sat_claim_check._batch.sizing import available_cpus
 from sat_claim_check._core.jsontext import dumps
 
-needs_workers = pytest.mark.skipif(_batch.available_cpus() < 2, reason="--jobs 2 needs two CPUs")
+needs_workers = pytest.mark.skipif(available_cpus() < 2, reason="--jobs 2 needs two CPUs")
 JOBS = [1, pytest.param(2, marks=needs_workers)]
 WAIT = 10.0         # seconds an output line may take (a busy machine), then the batch is killed
 

@@ -22,10 +22,14 @@ from hypothesis import strategies as st
 from sat_claim_check._batch import lines as _lines
 from sat_claim_check._batch import local as _batch
 from sat_claim_check._batch import protocol as _protocol
+from sat_claim_check._batch.console import BatchProgress
 from sat_claim_check._batch.lines import Span, numbered_lines, numbered_spans, read_span
+from sat_claim_check._batch.output import BatchTotals
 from sat_claim_check._batch.protocol import FAILED
+from sat_claim_check._batch.sizing import available_cpus
+from sat_claim_check._core.options import Options
 
-needs_workers = pytest.mark.skipif(_batch.available_cpus() < 2, reason="--jobs 2 needs two CPUs")
+needs_workers = pytest.mark.skipif(available_cpus() < 2, reason="--jobs 2 needs two CPUs")
 needs_fork = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
                                 reason="the fault injection reaches workers by fork")
 
@@ -58,10 +62,10 @@ def mixed_lines() -> list[bytes]:
     return lines
 
 
-def batch(stream: Any, jobs: int, **options: Any) -> tuple[_batch.Outcome, str]:
+def batch(stream: Any, jobs: int, **options: Any) -> tuple[BatchTotals, str]:
     out = io.StringIO()
     outcome = _batch.run_batch(stream, out, engine="auto", limits=None, jobs=jobs,
-                               progress=_batch.Progress(stream, 0), **options)
+                               progress=BatchProgress(stream, 0), **options)
     assert multiprocessing.active_children() == []
     return outcome, out.getvalue()
 
@@ -116,10 +120,10 @@ def test_a_span_the_file_no_longer_holds_is_rejected_with_a_reason(tmp_path: Pat
     path.write_bytes(json.dumps(SAT).encode() + b"\n")
     fd = os.open(path, os.O_RDONLY)
     try:
-        kind, text = _protocol.check_one("auto", None, 1, Span(0, path.stat().st_size - 1),
+        kind, text = _protocol.check_one(Options.of(), 1, Span(0, path.stat().st_size - 1),
                                          input_fd=fd)
         assert kind == 0 and json.loads(text)["valid"] is True
-        kind, text = _protocol.check_one("auto", None, 2, Span(10_000, 5), input_fd=fd)
+        kind, text = _protocol.check_one(Options.of(), 2, Span(10_000, 5), input_fd=fd)
     finally:
         os.close(fd)
     error = json.loads(text)
@@ -131,7 +135,7 @@ def test_a_span_too_big_to_read_is_a_check_failed_line(monkeypatch: pytest.Monke
     def no_memory(fd: Any, span: Span) -> bytes:
         raise MemoryError
     monkeypatch.setattr(_protocol, "read_span", no_memory)
-    kind, text = _protocol.check_lines("auto", None, [(4, Span(0, 1 << 40))], memory=1 << 30,
+    kind, text = _protocol.check_lines(Options.of(), [(4, Span(0, 1 << 40))], memory=1 << 30,
                                        input_fd=0)[0]
     error = json.loads(text)
     assert kind == FAILED and error["error"] == "check_failed" and error["line"] == 4
@@ -196,7 +200,7 @@ def test_the_progress_line_follows_the_scan(tmp_path: Path) -> None:
     path = tmp_path / "requests.jsonl"
     path.write_bytes(data)
     with open(path, "rb") as stream:
-        progress = _batch.Progress(stream, len(data))
+        progress = BatchProgress(stream, len(data))
         _batch.run_batch(stream, io.StringIO(), engine="auto", limits=None, jobs=2,
                          progress=progress)
         assert progress.tell() == len(data)         # the end of the last line

@@ -20,9 +20,11 @@ from hypothesis import strategies as st
 
 from sat_claim_check._batch import lines as _lines
 from sat_claim_check._batch import local as _batch
+from sat_claim_check._batch.console import BatchProgress
 from sat_claim_check._batch.lines import Span, numbered_lines, numbered_spans, read_span
+from sat_claim_check._batch.sizing import available_cpus
 
-needs_workers = pytest.mark.skipif(_batch.available_cpus() < 2, reason="--jobs 2 needs two CPUs")
+needs_workers = pytest.mark.skipif(available_cpus() < 2, reason="--jobs 2 needs two CPUs")
 
 SAT = {"cnf": {"num_vars": 2, "clauses": [[1, 2], [-1]]}, "claim": "sat", "assignment": [-1, 2]}
 
@@ -37,7 +39,7 @@ def small_skips(patch: pytest.MonkeyPatch, skip_chunk: int, block: int) -> None:
 def batch(stream: Any, jobs: int, **options: Any) -> str:
     out = io.StringIO()
     _batch.run_batch(stream, out, engine="auto", limits=None, jobs=jobs,
-                     progress=_batch.Progress(stream, 0), **options)
+                     progress=BatchProgress(stream, 0), **options)
     assert multiprocessing.active_children() == []
     return out.getvalue()
 

@@ -33,7 +33,9 @@ from distributed.diagnostics.plugin import WorkerPlugin  # noqa: E402
 from sat_claim_check import dask as scc_dask  # noqa: E402
 from sat_claim_check._batch import local as _batch  # noqa: E402
 from sat_claim_check._batch import protocol as _protocol  # noqa: E402
+from sat_claim_check._batch.console import BatchProgress  # noqa: E402
 from sat_claim_check._batch.manifest import Manifest  # noqa: E402
+from sat_claim_check._batch.protocol import FAILED  # noqa: E402
 
 EXAMPLES = REPO / "examples"
 MARK = 77777            # a request with this many variables kills its worker (KillOnMark)
@@ -96,7 +98,7 @@ def jobs_1_outcome(lines: list[bytes], manifest: str | None = None) -> tuple[str
     stream = io.BytesIO(data(lines))
     out = io.StringIO()
     outcome = _batch.run_batch(stream, out, engine="reference", limits=None, jobs=1,
-                               progress=_batch.Progress(stream, 0),
+                               progress=BatchProgress(stream, 0),
                                manifest=None if manifest is None else Manifest(manifest))
     return out.getvalue(), outcome.counts
 
@@ -217,7 +219,7 @@ def test_a_line_that_kills_every_worker_gets_check_failed(client: Any) -> None:
     assert list(failed) == ["id", "error", "field", "path", "message", "line"]
     assert (failed["id"], failed["error"], failed["line"]) == ("killer", "check_failed", 18)
     assert "died 2 times" in failed["message"] and "KilledWorker" in failed["message"]
-    assert outcome.counts[_batch.FAILED] == 1
+    assert outcome.counts[FAILED] == 1
 
 
 def test_the_command_line_on_a_scheduler_gives_the_bytes_of_jobs_1(client: Any,

@@ -23,6 +23,7 @@ from _helpers import REPO, cli
 from sat_claim_check._batch import manifest as _manifest
 from sat_claim_check._batch import protocol as _protocol
 from sat_claim_check._batch.protocol import check_one
+from sat_claim_check._core.options import Options
 from sat_claim_check.dimacs import SHOWN
 
 EXAMPLES = REPO / "examples"
@@ -86,7 +87,7 @@ def test_a_fifo_is_never_opened_for_a_writer(tree: Path) -> None:
     line = json.dumps({"cnf": "fifo", "proof": "php5.drup"}).encode()
     answers = []
     thread = threading.Thread(target=lambda: answers.append(
-        check_one("auto", None, 1, line, manifest)), daemon=True)
+        check_one(Options.of(), 1, line, manifest)), daemon=True)
     thread.start()
     thread.join(30)
     assert not thread.is_alive(), "the check waits for the FIFO's writer"
@@ -157,7 +158,7 @@ def test_a_symlink_swapped_after_the_check_is_caught_when_opened(tree: Path,
     monkeypatch.setattr(_manifest.os.path, "realpath", swapping_realpath)
     manifest = _manifest.Manifest(root, root)
     line = json.dumps({"cnf": "swap.cnf", "proof": "php5.drup"}).encode()
-    _, text = check_one("auto", None, 1, line, manifest)
+    _, text = check_one(Options.of(), 1, line, manifest)
     assert json.loads(text)["message"] == "'swap.cnf' is outside the manifest root"
 
 
@@ -173,7 +174,7 @@ def test_a_path_is_read_as_written_within_the_root(tree: Path) -> None:
 def test_a_manifest_names_the_byte_of_a_binary_proof_error(tmp_path: Path) -> None:
     (tmp_path / "f.cnf").write_text("p cnf 1 2\n1 0\n-1 0\n")
     (tmp_path / "f.bin").write_bytes(b"a\x02\x00x")       # byte 3 starts no step
-    kind, text = _protocol.check_manifest_line("auto", None, 7,
+    kind, text = _protocol.check_manifest_line(Options.of(), 7,
                                                 b'{"cnf": "f.cnf", "proof": "f.bin"}',
                                                 _manifest.Manifest(str(tmp_path)))
     error = json.loads(text)
@@ -199,6 +200,6 @@ def test_a_manifest_line_is_read_alike_by_either_build(tree: Path, twins: str, l
     root = tree / "root"
     (root / "bad.drup").write_text("x 0\n")
     text = json.dumps(line) if isinstance(line, dict) else line
-    got, out = _protocol.check_manifest_line("auto", None, 3, text.encode(),
+    got, out = _protocol.check_manifest_line(Options.of(), 3, text.encode(),
                                               _manifest.Manifest(str(root)))
     assert (got, said in out) == (kind, True), out

@@ -32,9 +32,10 @@ import pytest
 
 import sat_claim_check as scc
 from sat_claim_check import _engines as _engine
-from sat_claim_check._core import check as _check
 from sat_claim_check._core import sizes as _sizes
 from sat_claim_check._core import validate as _validate
+from sat_claim_check._core.options import Options
+from sat_claim_check._core.session import check_request
 from sat_claim_check._engines import convert_py
 
 # -- outcomes on every implementation ---------------------------------------------
@@ -629,11 +630,12 @@ def test_a_memory_error_within_the_contract_limits_is_not_hidden() -> None:
 
     v = _validate.validate({"cnf": CNF2, "claim": "unsat", "proof": []}, scc.Limits())
     with pytest.raises(MemoryError):
-        _check.run_validated(v, "reference", SimpleNamespace(Kernel=Kernel), scc.Limits())
+        check_request(v, Options("reference", SimpleNamespace(Kernel=Kernel), scc.Limits(),
+                                 False, None))
     v = _validate.validate(HUGE, scc.Limits.unlimited())
     with pytest.raises(scc.LimitExceeded):
-        _check.run_validated(v, "reference", SimpleNamespace(Kernel=Kernel),
-                             scc.Limits.unlimited())
+        check_request(v, Options("reference", SimpleNamespace(Kernel=Kernel),
+                                 scc.Limits.unlimited(), False, None))
 
 
 def test_an_ordered_dict_is_read_in_insertion_order() -> None:

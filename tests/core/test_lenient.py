@@ -256,5 +256,5 @@ def test_kernel_flag_is_keyword_or_positional() -> None:
 def test_the_deletions_type_names_the_readings() -> None:
     import typing
 
-    from sat_claim_check._core.check import DELETIONS
+    from sat_claim_check._core.options import DELETIONS
     assert typing.get_args(scc.Deletions) == DELETIONS == ("strict", "lenient")

@@ -20,6 +20,7 @@ from _helpers import REPO, cli_text
 import sat_claim_check as scc
 from sat_claim_check import dimacs
 from sat_claim_check._batch import local as _batch
+from sat_claim_check._batch.console import BatchProgress
 
 EXAMPLES = REPO / "examples"
 REQUEST = EXAMPLES / "tseitin-reason-deleted.json"
@@ -81,7 +82,7 @@ def test_run_batch_refuses_other_values_before_reading() -> None:
     stream = io.BytesIO(b"{}\n")
     with pytest.raises(ValueError, match="'strict' or 'lenient'"):
         _batch.run_batch(stream, io.StringIO(), engine="reference", limits=None, jobs=1,
-                         progress=_batch.Progress(stream, 0), deletions="loose")  # type: ignore[arg-type]
+                         progress=BatchProgress(stream, 0), deletions="loose")  # type: ignore[arg-type]
     assert stream.tell() == 0
 
 

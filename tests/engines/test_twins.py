@@ -26,6 +26,7 @@ from sat_claim_check import _engines as _engine
 from sat_claim_check import cli, dimacs
 from sat_claim_check._batch.manifest import Manifest
 from sat_claim_check._batch.protocol import check_one
+from sat_claim_check._core.options import Options
 from sat_claim_check._engines import convert_py, request_py, scan_py
 
 CNF = "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n"
@@ -116,9 +117,9 @@ DOORS: dict[str, tuple[Callable[[Path], Any], set[str]]] = {
     "explain": (lambda d: scc.explain(REQUEST), {"converter.flatten"}),
     "check_json": (lambda d: scc.check_json(json.dumps(REQUEST)),
                    {"request reader", "converter.unique_keys", "converter.flatten"}),
-    "batch line": (lambda d: check_one("auto", None, 1, json.dumps(REQUEST).encode()),
+    "batch line": (lambda d: check_one(Options.of(), 1, json.dumps(REQUEST).encode()),
                    {"request reader", "converter.unique_keys"}),
-    "manifest line": (lambda d: check_one("auto", None, 1, b'{"cnf": "f.cnf", "proof": '
+    "manifest line": (lambda d: check_one(Options.of(), 1, b'{"cnf": "f.cnf", "proof": '
                                           b'"f.drup"}', Manifest(str(d))),
                       {"converter.unique_keys", "scanner.parse_cnf", "scanner.text stream"}),
     "command check": (lambda d: main("check", str(d / "f.json")),

@@ -26,14 +26,14 @@ import sys
 from contextlib import suppress
 from typing import IO, TYPE_CHECKING, Any
 
-from .._core.check import lenient_deletions
+from .._core.options import Options
 from .console import BatchProgress, WriteError
 from .lines import Numbered, Span, read_span
 from .output import BatchTotals, OrderedOutput
-from .protocol import FAILED, Checked, check_lines, check_one, unfinished
+from .protocol import Checked, check_lines, check_one, unfinished
 from .reader import CHUNK_LINES, Input, InputFile, own_descriptor
 from .signals import STOP_SIGNALS, Stop, StopSignals, signals_blocked
-from .sizing import available_cpus, default_worker_memory, limit_memory
+from .sizing import limit_memory
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -42,17 +42,10 @@ if TYPE_CHECKING:
     from ..limits import Limits
     from .manifest import Manifest
 
-# FAILED, available_cpus and default_worker_memory: the command line imports
-# them from here, with Outcome and Progress.
-__all__ = ["DEATHS", "FAILED", "Outcome", "Progress", "available_cpus", "default_worker_memory",
-           "run_batch"]
+__all__ = ["DEATHS", "run_batch"]
 
 DEATHS = 2                  # a line whose worker died this many times is given up
 _EXIT_OUT_OF_MEMORY = 3     # a worker's exit status when a whole chunk did not fit
-
-# Other names of BatchTotals and BatchProgress, the command line's.
-Outcome = BatchTotals
-Progress = BatchProgress
 
 
 def run_batch(stream: IO[bytes], out: IO[str], *, engine: EngineName, limits: Limits | None,
@@ -68,7 +61,7 @@ def run_batch(stream: IO[bytes], out: IO[str], *, engine: EngineName, limits: Li
     where it says.  ``deletions`` as for ``run`` (ValueError for another value,
     before any line is read).
     """
-    lenient_deletions(deletions)
+    options = Options.of(engine, limits, deletions)     # before any line is read
     lines_in = Input(stream, max_line_bytes, spans=jobs > 1)
     progress.tell = lines_in.tell
     with StopSignals() as signals:
@@ -77,10 +70,9 @@ def run_batch(stream: IO[bytes], out: IO[str], *, engine: EngineName, limits: Li
         try:
             if jobs == 1:
                 lines_in.start()
-                _check_here(lines_in, output, engine, limits, manifest, deletions)
+                _check_here(lines_in, output, options, manifest)
             else:       # it starts the reader once it has started its workers
-                _check_in_workers(lines_in, output, jobs, engine, limits, worker_memory,
-                                  manifest, deletions)
+                _check_in_workers(lines_in, output, jobs, options, worker_memory, manifest)
         except WriteError as exc:
             outcome.write_error = exc.error
         finally:
@@ -91,16 +83,15 @@ def run_batch(stream: IO[bytes], out: IO[str], *, engine: EngineName, limits: Li
     return outcome
 
 
-def _check_here(lines_in: Input, output: OrderedOutput, engine: EngineName,
-                limits: Limits | None, manifest: Manifest | None, deletions: Deletions) -> None:
+def _check_here(lines_in: Input, output: OrderedOutput, options: Options,
+                manifest: Manifest | None) -> None:
     while True:
         chunk = lines_in.next_chunk()
         if chunk is None:
             return
         try:
             for number, line in chunk:
-                output.put(number, check_one(engine, limits, number, line, manifest,
-                                             deletions))
+                output.put(number, check_one(options, number, line, manifest))
         finally:                # on a signal too: the lines checked so far
             output.write_ready()
 
@@ -118,13 +109,11 @@ class _Task:
 class _Worker:
     """One worker process, its end of the pipe, and the task it holds."""
 
-    def __init__(self, context: Any, engine: EngineName, limits: Limits | None,
-                 memory: int | None, manifest: Manifest | None, deletions: Deletions,
-                 input_file: InputFile | None) -> None:
+    def __init__(self, context: Any, options: Options, memory: int | None,
+                 manifest: Manifest | None, input_file: InputFile | None) -> None:
         ours, theirs = context.Pipe()
         self.process = context.Process(target=_serve,
-                                       args=(theirs, engine, limits, memory, manifest,
-                                             deletions, input_file),
+                                       args=(theirs, options, memory, manifest, input_file),
                                        daemon=True)
         self.process.start()
         theirs.close()
@@ -165,8 +154,7 @@ class _Worker:
         return f"exit status {code}"
 
 
-def _serve(conn: Connection, engine: EngineName, limits: Limits | None, memory: int | None,
-           manifest: Manifest | None, deletions: Deletions = "strict",
+def _serve(conn: Connection, options: Options, memory: int | None, manifest: Manifest | None,
            input_file: InputFile | None = None) -> None:
     """A worker process: check the chunks the batch sends, until it sends None
     (reading the Spans among their lines from ``input_file``)."""
@@ -187,7 +175,7 @@ def _serve(conn: Connection, engine: EngineName, limits: Limits | None, memory: 
             lines = conn.recv()
             if lines is None:
                 return
-            conn.send(check_lines(engine, limits, lines, memory, manifest, deletions, input_fd))
+            conn.send(check_lines(options, lines, memory, manifest, input_fd))
     except MemoryError:         # the chunk itself, or its results, did not fit
         sys.exit(_EXIT_OUT_OF_MEMORY)
     except (EOFError, OSError):     # the batch is gone
@@ -200,9 +188,8 @@ def _context() -> Any:
     return multiprocessing.get_context()
 
 
-def _check_in_workers(lines_in: Input, output: OrderedOutput, jobs: int, engine: EngineName,
-                      limits: Limits | None, memory: int | None, manifest: Manifest | None,
-                      deletions: Deletions) -> None:
+def _check_in_workers(lines_in: Input, output: OrderedOutput, jobs: int, options: Options,
+                      memory: int | None, manifest: Manifest | None) -> None:
     from multiprocessing.connection import wait
 
     context = _context()
@@ -247,8 +234,7 @@ def _check_in_workers(lines_in: Input, output: OrderedOutput, jobs: int, engine:
         nonlocal jobs
         try:
             with signals_blocked():
-                workers.append(_Worker(context, engine, limits, memory, manifest, deletions,
-                                       input_file))
+                workers.append(_Worker(context, options, memory, manifest, input_file))
         except OSError:     # no more processes: go on with those there are
             jobs = max(1, len(workers))
             return None
@@ -272,8 +258,8 @@ def _check_in_workers(lines_in: Input, output: OrderedOutput, jobs: int, engine:
                     heapq.heappush(retry, (task.lines[0][0], task))
                 else:               # not even one: check here
                     for number, line in task.lines:
-                        output.put(number, check_one(engine, limits, number, line, manifest,
-                                                     deletions, input_fd))
+                        output.put(number, check_one(options, number, line, manifest,
+                                                     input_fd))
             elif not worker.give(task):
                 died(worker)        # it died taking the task: the task counts
 

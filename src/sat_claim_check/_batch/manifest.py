@@ -6,7 +6,7 @@ A manifest line is a JSON object naming the files of one certificate::
     {"id": "uf20", "cnf": "uf20.cnf", "model": "uf20.model"}
 
 ``cnf`` and exactly one of ``proof`` (an unsat claim) and ``model`` (a sat
-claim) are paths, read with the DIMACS front door (``dimacs.run_files``: gzip,
+claim) are paths, read with the DIMACS front door (``dimacs.files_report``: gzip,
 xz and bz2 read transparently); a relative path is resolved against the manifest's
 directory (the current directory for standard input).  ``id`` is optional, a
 string or an integer, and goes first on the output line as for an envelope.
@@ -38,13 +38,13 @@ from contextlib import ExitStack, contextmanager
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from .._core.values import type_name
-from ..dimacs import DimacsError, run_files
+from ..dimacs import DimacsError, files_report
 from ..errors import InvalidInput
 from .envelope import Ident, check_id
 
 if TYPE_CHECKING:
-    from .._core.types import Deletions, EngineName, Result
-    from ..limits import Limits
+    from .._core.options import Options
+    from .._core.types import Result
 
 __all__ = ["MANIFEST_KEYS", "Manifest", "check_entry", "entry_id", "manifest_root"]
 
@@ -81,8 +81,7 @@ def entry_id(entry: Any) -> Ident | None:
     return check_id(entry["id"]) if "id" in entry else None
 
 
-def check_entry(entry: dict[str, Any], manifest: Manifest, engine: EngineName,
-                limits: Limits | None, deletions: Deletions = "strict") -> Result:
+def check_entry(entry: dict[str, Any], manifest: Manifest, options: Options) -> Result:
     """The result of the files a manifest entry (an object) names; InvalidInput
     for an entry at fault, a file that cannot be read or holds malformed text;
     the contract's error for a request the files make that it rejects."""
@@ -107,8 +106,8 @@ def check_entry(entry: dict[str, Any], manifest: Manifest, engine: EngineName,
     files = {key: os.path.join(manifest.base, path) for key, path in written.items()}
     try:
         with _opened(files, manifest.root) as opened:
-            report = run_files(opened["cnf"], opened.get("proof"), opened.get("model"),
-                               engine=engine, limits=limits, deletions=deletions)
+            report = files_report(options, opened["cnf"], opened.get("proof"),
+                                  opened.get("model"))
     except DimacsError as err:
         at = _key_of(err.file, files, err.message.startswith("CNF"))
         name = written[at] if at is not None else err.file

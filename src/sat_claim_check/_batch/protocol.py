@@ -16,19 +16,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .._core.check import contract_limits, lenient_deletions, run_validated
-from .._core.codes import EXIT_NOT_VALID, EXIT_REJECTED, EXIT_VALID
+from .._core.codes import EXIT_REJECTED
 from .._core.jsontext import dumps, loads
+from .._core.outcome import exit_code
+from .._core.session import check_request
 from .._core.validate import read_common_case, validate
-from .._engines import resolve
 from ..errors import CheckError, InvalidInput
 from .envelope import Ident, line_id, split_envelope, with_id
 from .lines import Numbered, Span, read_span
 from .manifest import Manifest, check_entry, entry_id
 
 if TYPE_CHECKING:
-    from .._core.types import Deletions, EngineName, Result
-    from ..limits import Limits
+    from .._core.options import Options
+    from .._core.types import Result
 
 __all__ = ["CHECK_FAILED", "FAILED", "OUT_OF_MEMORY", "Checked", "answer_line", "bug_message",
            "check_line", "check_lines", "check_manifest_line", "check_one", "failed_line",
@@ -101,50 +101,46 @@ def answer_line(number: int, line: bytes | str, memory: int | None, what: str,
         if failure is OUT_OF_MEMORY:
             failure = memory_message(memory)
         return FAILED, failed_line(number, failure, ident)
-    return EXIT_VALID if result["valid"] else EXIT_NOT_VALID, dumps(with_id(ident, result))
+    return exit_code(result), dumps(with_id(ident, result))
 
 
-def check_line(engine: EngineName, limits: Limits | None, number: int, line: bytes | str,
-               memory: int | None = None, deletions: Deletions = "strict") -> Checked:
-    """Check one numbered JSON line: its kind and its output line.
+def check_line(options: Options, number: int, line: bytes | str,
+               memory: int | None = None) -> Checked:
+    """Check one numbered JSON line under ``options``: its kind and its output line.
 
     ``memory`` is the worker's address-space limit, for the message when the
     check runs out of memory.  An envelope's id goes first on its output line.
-    ``deletions`` as for ``run``.
     """
     def check(text: bytes, note_id: Callable[[Ident], None]) -> Result:
-        in_force = contract_limits(limits)
-        v = read_common_case(text, in_force)        # the compiled reader: no envelope
+        v = read_common_case(text, options.limits)      # the compiled reader: no envelope
         if v is None:
             ident, request = split_envelope(loads(text))
             if ident is not None:
                 note_id(ident)
-            v = validate(request, in_force)
-        return run_validated(v, *resolve(engine), in_force, None,
-                             lenient_deletions(deletions)).result
+            v = validate(request, options.limits)
+        return check_request(v, options).result
 
     return answer_line(number, line, memory, "JSON request", check)
 
 
-def check_manifest_line(engine: EngineName, limits: Limits | None, number: int,
-                        line: bytes | str, manifest: Manifest, memory: int | None = None,
-                        deletions: Deletions = "strict") -> Checked:
+def check_manifest_line(options: Options, number: int, line: bytes | str,
+                        manifest: Manifest, memory: int | None = None) -> Checked:
     """Check the files one numbered manifest line names: its kind and its output
     line, as ``check_line`` gives for a request.  ``manifest`` says where
-    its paths lead; ``deletions`` as for ``run``."""
+    its paths lead."""
     def check(text: bytes, note_id: Callable[[Ident], None]) -> Result:
         entry = loads(text)
         ident = entry_id(entry)
         if ident is not None:
             note_id(ident)
-        return check_entry(entry, manifest, engine, limits, deletions)
+        return check_entry(entry, manifest, options)
 
     return answer_line(number, line, memory, "manifest entry", check)
 
 
-def check_lines(engine: EngineName, limits: Limits | None, lines: list[Numbered],
-                memory: int | None = None, manifest: Manifest | None = None,
-                deletions: Deletions = "strict", input_fd: int | None = None) -> list[Checked]:
+def check_lines(options: Options, lines: list[Numbered], memory: int | None = None,
+                manifest: Manifest | None = None,
+                input_fd: int | None = None) -> list[Checked]:
     """check_line() on each numbered line, in order (what a worker does per chunk).
 
     With ``manifest`` (where their paths lead) the lines are manifest lines:
@@ -159,19 +155,16 @@ def check_lines(engine: EngineName, limits: Limits | None, lines: list[Numbered]
                 checked.append((FAILED, failed_line(number, memory_message(memory))))
                 continue
         if manifest is not None:
-            checked.append(check_manifest_line(engine, limits, number, line, manifest, memory,
-                                               deletions))
+            checked.append(check_manifest_line(options, number, line, manifest, memory))
         else:
-            checked.append(check_line(engine, limits, number, line, memory, deletions))
+            checked.append(check_line(options, number, line, memory))
     return checked
 
 
-def check_one(engine: EngineName, limits: Limits | None, number: int,
-              line: bytes | str | Span, manifest: Manifest | None = None,
-              deletions: Deletions = "strict", input_fd: int | None = None) -> Checked:
+def check_one(options: Options, number: int, line: bytes | str | Span,
+              manifest: Manifest | None = None, input_fd: int | None = None) -> Checked:
     """check_lines() of one line, in this process."""
-    return check_lines(engine, limits, [(number, line)], None, manifest, deletions,
-                       input_fd)[0]
+    return check_lines(options, [(number, line)], None, manifest, input_fd)[0]
 
 
 def unfinished(number: int, line: bytes | str, message: str, manifest: bool) -> Checked:

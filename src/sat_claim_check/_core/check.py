@@ -1,21 +1,19 @@
-"""check() and run(): validation, the engine, and output assembly."""
+"""check() and run(): a request given as a dict, validated, then checked."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .options import DELETIONS, Options
+from .options import Options
 from .report import Report
 from .session import check_request
-from .types import Deletions, EngineName, KernelName, Progress, Result
+from .types import Deletions, EngineName, Progress, Result
 from .validate import validate
 
 if TYPE_CHECKING:
     from ..limits import Limits
-    from .types import KernelModule
-    from .validated import Validated
 
-__all__ = ["DELETIONS", "Report", "check", "run"]
+__all__ = ["check", "run"]
 
 
 def run(
@@ -69,33 +67,6 @@ def run(
     """
     options = Options.of(engine, limits, deletions, progress)
     return check_request(validate(request, options.limits), options)
-
-
-def contract_limits(limits: Limits | None) -> Limits:
-    """The Limits to use for ``limits=``: None means the contract's."""
-    return Options.of("reference", limits).limits
-
-
-def checked_progress(progress: Progress | None) -> Progress | None:
-    """``progress`` if it is None or callable; TypeError otherwise."""
-    return Options.of("reference", progress=progress).progress
-
-
-def lenient_deletions(deletions: object) -> bool:
-    """True for deletions="lenient", False for "strict"; ValueError otherwise."""
-    return Options.of("reference", deletions=deletions).lenient
-
-
-def run_validated(
-    v: Validated,
-    name: KernelName,
-    module: KernelModule,
-    limits: Limits,
-    progress: Progress | None = None,
-    lenient: bool = False,
-) -> Report:
-    """``session.check_request`` with the options given one by one."""
-    return check_request(v, Options(name, module, limits, lenient, progress))
 
 
 def check(

@@ -19,7 +19,7 @@ from ..limits import CONTRACT_LIMITS, Limits
 if TYPE_CHECKING:
     from .types import KernelModule, KernelName, Progress
 
-__all__ = ["DELETIONS", "Options"]
+__all__ = ["DELETIONS", "Options", "checked_settings"]
 
 # The readings of a delete step: SPEC §4.1 (strict, the default) or §4.4.
 DELETIONS = ("strict", "lenient")
@@ -39,14 +39,35 @@ class Options(NamedTuple):
            progress: Any = None) -> Options:
         """The Options of a door's keyword arguments (``run`` documents them);
         None for ``limits`` means the contract's."""
-        if limits is None:
-            limits = CONTRACT_LIMITS
-        elif not isinstance(limits, Limits):
-            raise TypeError(f"limits must be a sat_claim_check.Limits, got "
-                            f"{type(limits).__name__}")
-        if progress is not None and not callable(progress):
-            raise TypeError(f"progress must be callable or None, got {type(progress).__name__}")
-        if deletions not in DELETIONS:
-            raise ValueError(f"deletions must be 'strict' or 'lenient', got {deletions!r}")
+        limits = checked_settings(limits, deletions, progress)
         name, module = resolve(engine)
         return cls(name, module, limits, deletions == "lenient", progress)
+
+    @property
+    def deletions(self) -> str:
+        """"lenient" or "strict", as given to ``of``."""
+        return "lenient" if self.lenient else "strict"
+
+    # Sent to a worker process by what it was made of: the worker resolves the
+    # engine itself (the kernel module is not pickled, and a callback cannot go).
+    def __reduce__(self) -> tuple[Any, ...]:
+        if self.progress is not None:
+            raise TypeError("Options with a progress callback stay in their process")
+        return Options.of, (self.engine, self.limits, self.deletions)
+
+
+def checked_settings(limits: Any, deletions: Any = "strict", progress: Any = None) -> Limits:
+    """Check ``limits``, ``deletions`` and ``progress`` as ``Options.of`` does,
+    without choosing the engine (a Dask client leaves "auto" to its workers);
+    return the Limits in force."""
+    if limits is None:
+        in_force = CONTRACT_LIMITS
+    elif isinstance(limits, Limits):
+        in_force = limits
+    else:
+        raise TypeError(f"limits must be a sat_claim_check.Limits, got {type(limits).__name__}")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be callable or None, got {type(progress).__name__}")
+    if deletions not in DELETIONS:
+        raise ValueError(f"deletions must be 'strict' or 'lenient', got {deletions!r}")
+    return in_force

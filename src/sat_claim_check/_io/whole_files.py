@@ -297,7 +297,14 @@ def parse_files(
     ``max_bytes``, or by default the cap ``_bounds`` derives from the limits),
     OSError, or the CheckError of the first limit passed, where reading stopped.
     """
-    limits = Options.of(limits=limits).limits
+    return read_files(cnf_path, proof_path, model_path, Options.of(limits=limits).limits,
+                      max_bytes, proof_format)
+
+
+def read_files(cnf_path: Input, proof_path: Input | None, model_path: Input | None,
+               limits: Limits, max_bytes: int | None = None,
+               proof_format: ProofFormat = "auto") -> Parsed:
+    """``parse_files`` within limits already made (an Options' limits)."""
 
     def cap(default: Callable[[Limits], int]) -> int:
         return default(limits) if max_bytes is None else max_bytes

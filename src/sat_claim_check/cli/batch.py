@@ -13,9 +13,12 @@ import time
 from contextlib import suppress
 from typing import IO, TYPE_CHECKING
 
-from .._batch.local import FAILED, Progress, available_cpus, default_worker_memory, run_batch
-from .._batch.local import Outcome as BatchOutcome
+from .._batch.console import BatchProgress
+from .._batch.local import run_batch
 from .._batch.manifest import Manifest, manifest_root
+from .._batch.output import BatchTotals
+from .._batch.protocol import FAILED
+from .._batch.sizing import available_cpus, default_worker_memory
 from .._core.codes import (
     EXIT_INTERRUPTED,
     EXIT_NOT_VALID,
@@ -45,7 +48,7 @@ def command_batch(args: argparse.Namespace) -> int:
     except Refused as refusal:
         say(str(refusal))
         return EXIT_REJECTED
-    progress = Progress(stream, input_size(args.file, stream))
+    progress = BatchProgress(stream, input_size(args.file, stream))
     start = time.perf_counter()
     lost = None
     try:
@@ -139,7 +142,7 @@ def input_size(name: str, stream: IO[bytes]) -> int:
         return 0
 
 
-def batch_ended(outcome: BatchOutcome, lost: str | None, source: str, start: float) -> int:
+def batch_ended(outcome: BatchTotals, lost: str | None, source: str, start: float) -> int:
     """Say how the batch ended, on stderr; its exit code."""
     if outcome.write_error is not None:
         return write_failed(outcome.write_error)
@@ -166,12 +169,12 @@ def batch_ended(outcome: BatchOutcome, lost: str | None, source: str, start: flo
 def batch_on_cluster(
     scheduler: str,
     stream: IO[bytes],
-    progress: Progress,
+    progress: BatchProgress,
     engine: EngineName,
     limits: Limits,
     manifest: Manifest | None,
     deletions: Deletions = "strict",
-) -> tuple[BatchOutcome | None, str | None]:
+) -> tuple[BatchTotals | None, str | None]:
     """``batch --scheduler``: (the outcome, or None when the cluster could not run
     the batch, said on stderr; the words for a scheduler lost mid-batch)."""
     from ..dask import ClusterError, connect

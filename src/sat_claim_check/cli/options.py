@@ -7,7 +7,7 @@ import argparse
 from collections.abc import Callable
 from typing import cast
 
-from .._core.check import DELETIONS
+from .._core.options import DELETIONS
 from .._engines import ENGINES
 from .._io import bounds
 from ..limits import CEILINGS, Limits

@@ -20,17 +20,18 @@ from .._core.explain import (
 )
 from .._core.hints import misread_lines
 from .._core.jsontext import dumps
+from .._core.options import Options
 from .._core.outcome import exit_code
 from .._core.validated import request_step
 from ..dimacs import (
     DimacsError,
     StepMemo,
-    check_files,
     clause_line,
     file_chunks,
+    files_report,
     parse_files,
+    parsed_report,
     request_from_files,
-    run_parsed,
 )
 from ..errors import CheckError
 from .options import limits_from
@@ -38,7 +39,7 @@ from .output import say, say_error, write_output
 from .position import Position
 
 if TYPE_CHECKING:
-    from .._core.check import Report
+    from .._core.report import Report
     from .._core.types import ProofArrays
 
 
@@ -84,11 +85,10 @@ def write_request(args: argparse.Namespace) -> int:
 def check_model_files(args: argparse.Namespace) -> int:
     """request --check with a model: the files read whole, then checked."""
     position = Position(args.progress)
-    limits = limits_from(args)
+    options = Options.of(args.engine, limits_from(args), args.deletions, position)
     try:
-        parsed = parse_files(args.cnf, None, args.model, limits, args.max_input_bytes)
-        report: Report | CheckError = run_parsed(
-            parsed, args.engine, limits, position, args.deletions
+        report: Report | CheckError = files_report(
+            options, args.cnf, model_path=args.model, max_bytes=args.max_input_bytes
         )
     except (DimacsError, OSError) as err:
         return reading_failed(args, err)
@@ -98,21 +98,18 @@ def check_model_files(args: argparse.Namespace) -> int:
 
 
 def check_proof_files(args: argparse.Namespace) -> int:
-    """request --check with a proof: checked as it is read (dimacs.check_files)."""
+    """request --check with a proof: checked as it is read (dimacs.files_report)."""
     position = Position(args.progress)
-    limits = limits_from(args)
+    options = Options.of(args.engine, limits_from(args), args.deletions, position)
     memo = StepMemo(args.proof) if args.explain else None
     try:
-        report: Report | CheckError = check_files(
+        report: Report | CheckError = files_report(
+            options,
             args.cnf,
             args.proof,
-            engine=args.engine,
-            limits=limits,
-            progress=position,
             max_bytes=args.max_input_bytes,
             reading=position.line.bytes,
             memo=memo,
-            deletions=args.deletions,
             proof_format=args.proof_format,
         )
     except KeyboardInterrupt:
@@ -195,10 +192,10 @@ def explain_files(args: argparse.Namespace, report: Report, memo: StepMemo | Non
             *explain_lines(report, memo.step_of, memo.where),
             f"explain: the proof came from a pipe and cannot be read again: to see {again}",
         ]
-    limits = limits_from(args)
+    options = Options.of(args.engine, limits_from(args), args.deletions)
     try:
         parsed = parse_files(
-            args.cnf, args.proof, None, limits, args.max_input_bytes, args.proof_format
+            args.cnf, args.proof, None, options.limits, args.max_input_bytes, args.proof_format
         )
     except (CheckError, DimacsError, OSError):
         # Past the failing step the proof passes a limit or is malformed.
@@ -210,9 +207,7 @@ def explain_files(args: argparse.Namespace, report: Report, memo: StepMemo | Non
 
     def rerun(lenient: bool, close: bool) -> Report:
         steps = with_empty_clause(*proof) if close else proof
-        return run_parsed(
-            (cnf, steps, None), args.engine, limits, None, "lenient" if lenient else "strict"
-        )
+        return parsed_report((cnf, steps, None), options._replace(lenient=lenient))
 
     explanation = explanation_of(
         report, lambda s: request_step(*proof, s), rerun, cnf[1:], memo.where, lenient
