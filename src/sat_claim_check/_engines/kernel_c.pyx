@@ -108,6 +108,17 @@ cdef tuple _ALL_STEPS_VALID = (_codes.STATUS_VALID, -1)
 include "kernel_arena.pxi"
 
 
+cdef object _check_polling(object progress, object poll_interval):
+    """start()'s polling arguments, as kernel_py's twin checks them: the
+    interval as an int, or TypeError / ValueError."""
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be callable, not {type(progress).__name__}")
+    poll_interval = _as_int(poll_interval, "poll_interval")
+    if poll_interval < 1:
+        raise ValueError(f"poll_interval must be >= 1, got {poll_interval}")
+    return poll_interval
+
+
 cdef class Kernel:
     """The clause multiset, watch lists and level-0 state of one unsat check."""
 
@@ -663,11 +674,7 @@ cdef class Kernel:
         feed() calls.  An exception it raises, or KeyboardInterrupt on Ctrl-C,
         leaves the call it happens in and ends the check (start() again).
         """
-        if progress is not None and not callable(progress):
-            raise TypeError(f"progress must be callable, not {type(progress).__name__}")
-        poll_interval = _as_int(poll_interval, "poll_interval")
-        if poll_interval < 1:
-            raise ValueError(f"poll_interval must be >= 1, got {poll_interval}")
+        poll_interval = _check_polling(progress, poll_interval)
         self._enter()
         try:
             return self._start(progress, poll_interval)
@@ -882,11 +889,7 @@ cdef class Kernel:
             raise ValueError(f"step_kinds has {n} entries, step_offsets "
                              f"describes {self._step_offsets.shape[0] - 1} steps")
         _check_offsets(self._step_offsets, self._step_lits.shape[0], "step_offsets")
-        if progress is not None and not callable(progress):
-            raise TypeError(f"progress must be callable, not {type(progress).__name__}")
-        poll_interval = _as_int(poll_interval, "poll_interval")
-        if poll_interval < 1:
-            raise ValueError(f"poll_interval must be >= 1, got {poll_interval}")
+        poll_interval = _check_polling(progress, poll_interval)
         self._enter()
         try:
             if self._start(progress, poll_interval, n,

@@ -17,7 +17,7 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any, Callable, cast
 
 from .._core import codes as _codes
-from .._core.options import Options
+from .._core.options import checked_settings
 from .._core.sizes import check_size, memory_error
 from .._core.validate import validate_arrays
 from .._engines import scanner
@@ -297,7 +297,7 @@ def parse_files(
     ``max_bytes``, or by default the cap ``_bounds`` derives from the limits),
     OSError, or the CheckError of the first limit passed, where reading stopped.
     """
-    return read_files(cnf_path, proof_path, model_path, Options.of(limits=limits).limits,
+    return read_files(cnf_path, proof_path, model_path, checked_settings(limits),
                       max_bytes, proof_format)
 
 

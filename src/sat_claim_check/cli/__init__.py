@@ -13,8 +13,9 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
+from .._batch.console import WriteError
 from .._core.codes import EXIT_INTERRUPTED, EXIT_REJECTED
-from .output import WriteError, reserve_standard_descriptors, say, write_failed
+from .output import reserve_standard_descriptors, say, write_failed
 from .parser import build_parser
 from .texts import EPILOG, REQUEST_EPILOG
 

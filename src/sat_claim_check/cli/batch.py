@@ -13,7 +13,7 @@ import time
 from contextlib import suppress
 from typing import IO, TYPE_CHECKING
 
-from .._batch.console import BatchProgress
+from .._batch.console import BatchProgress, WriteError
 from .._batch.local import run_batch
 from .._batch.manifest import Manifest, manifest_root
 from .._batch.output import BatchTotals
@@ -28,7 +28,7 @@ from .._core.codes import (
 )
 from .._core.options import Options
 from .options import limits_from, request_cap
-from .output import WriteError, say, standard_input, stdout_closed, write_failed
+from .output import say, standard_input, stdout_closed, write_failed
 
 if TYPE_CHECKING:
     from .._core.types import Deletions, EngineName

@@ -12,17 +12,10 @@ import sys
 from contextlib import suppress
 from typing import IO, Any
 
+from .._batch.console import WriteError
 from .._core.codes import EXIT_BROKEN_PIPE, EXIT_REJECTED
 from .._core.hints import json_misread_lines, limit_lines
 from ..errors import CheckError, LimitExceeded
-
-
-class WriteError(Exception):
-    """Standard output could not be written: a write error, never a read error."""
-
-    def __init__(self, error: OSError) -> None:
-        super().__init__(error)
-        self.error = error
 
 
 def stdout_closed() -> OSError:

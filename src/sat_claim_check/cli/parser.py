@@ -58,45 +58,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    check_options(
-        commands.add_parser(
-            "check",
-            help="check one JSON request",
-            description=DESCRIPTION,
-            epilog=EPILOG,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-    )
-
-    request_options(
-        commands.add_parser(
-            "request",
-            help="build the JSON request from DIMACS and DRUP or model files",
-            description=REQUEST_DESCRIPTION,
-            epilog=REQUEST_EPILOG,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-    )
-
-    batch_options(
-        commands.add_parser(
-            "batch",
-            help="check JSON Lines: one request per line, one output line per line",
-            description=BATCH_DESCRIPTION,
-            epilog=BATCH_EPILOG,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-    )
-
-    serve_options(
-        commands.add_parser(
-            "serve",
-            help="answer requests over HTTP (the service extra)",
-            description=SERVE_DESCRIPTION,
-            epilog=SERVE_EPILOG,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-    )
+    for name, summary, description, epilog, add_options in (
+        ("check", "check one JSON request", DESCRIPTION, EPILOG, check_options),
+        ("request", "build the JSON request from DIMACS and DRUP or model files",
+         REQUEST_DESCRIPTION, REQUEST_EPILOG, request_options),
+        ("batch", "check JSON Lines: one request per line, one output line per line",
+         BATCH_DESCRIPTION, BATCH_EPILOG, batch_options),
+        ("serve", "answer requests over HTTP (the service extra)", SERVE_DESCRIPTION,
+         SERVE_EPILOG, serve_options),
+    ):
+        add_options(commands.add_parser(
+            name, help=summary, description=description, epilog=epilog,
+            formatter_class=argparse.RawDescriptionHelpFormatter))
 
     schema_options(commands.add_parser("schema", help="print the input or output JSON Schema"))
     return parser
