@@ -4,6 +4,7 @@ All metadata lives in pyproject.toml; this file only declares the Cython
 extension.  SAT_CLAIM_CHECK_NO_EXTENSIONS=1 skips it (the pure build), and
 SAT_CLAIM_CHECK_DEBUG_BUILD=1 builds it with bounds checks and -O0 -g.
 """
+
 import glob
 import os
 import sys
@@ -52,6 +53,7 @@ if NO_EXTENSIONS:
     print("sat-claim-check: pure build (SAT_CLAIM_CHECK_NO_EXTENSIONS set or not CPython)")
     setup()
 else:
-    print("sat-claim-check: building the compiled engine"
-          + (" (debug build)" if DEBUG_BUILD else ""))
+    print(
+        "sat-claim-check: building the compiled engine" + (" (debug build)" if DEBUG_BUILD else "")
+    )
     setup(ext_modules=extensions())

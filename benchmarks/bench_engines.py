@@ -40,6 +40,7 @@ def best_of(repeats, fn, *args, **kwargs):
 
 # -- requests --------------------------------------------------------------------
 
+
 def corpus_requests(corpus):
     index = json.loads((corpus / "index.json").read_text())
     out = []
@@ -65,8 +66,7 @@ def chain_request(num_vars=5000, steps=2000, seed=1):
         j = rnd.randint(9 * num_vars // 10, num_vars)
         proof.append({"add": [-i, j]})
         proof.append({"delete": [j, -i]})
-    return {"cnf": {"num_vars": num_vars, "clauses": clauses}, "claim": "unsat",
-            "proof": proof}
+    return {"cnf": {"num_vars": num_vars, "clauses": clauses}, "claim": "unsat", "proof": proof}
 
 
 def maximal_request(seed=2):
@@ -78,11 +78,15 @@ def maximal_request(seed=2):
     def lits(k):
         return [rnd.choice((1, -1)) * rnd.randint(1, n) for _ in range(k)]
 
-    return {"cnf": {"num_vars": n, "clauses": [lits(10) for _ in range(5000)]},
-            "claim": "unsat", "proof": [{"add": lits(25)} for _ in range(2000)]}
+    return {
+        "cnf": {"num_vars": n, "clauses": [lits(10) for _ in range(5000)]},
+        "claim": "unsat",
+        "proof": [{"add": lits(25)} for _ in range(2000)],
+    }
 
 
 # -- the measurements --------------------------------------------------------------
+
 
 def engines_on(requests, repeats):
     """Per request: best compiled time and one reference time, check() on a dict."""
@@ -99,10 +103,14 @@ def report_engines(title, rows):
     reference = sum(r[2] for r in rows)
     ratios = [r[2] / r[1] for r in rows]
     print(f"\n## {title}: compiled vs reference ({len(rows)} requests)")
-    print(f"total check time: compiled {compiled * 1e3:.1f} ms, reference "
-          f"{reference * 1e3:.1f} ms -> {reference / compiled:.1f}x overall")
-    print(f"per-request speed-up: median {statistics.median(ratios):.1f}x, "
-          f"min {min(ratios):.1f}x, max {max(ratios):.1f}x")
+    print(
+        f"total check time: compiled {compiled * 1e3:.1f} ms, reference "
+        f"{reference * 1e3:.1f} ms -> {reference / compiled:.1f}x overall"
+    )
+    print(
+        f"per-request speed-up: median {statistics.median(ratios):.1f}x, "
+        f"min {min(ratios):.1f}x, max {max(ratios):.1f}x"
+    )
     print(f"median compiled check: {statistics.median(r[1] for r in rows) * 1e3:.3f} ms")
 
 
@@ -115,15 +123,20 @@ def time_split(request, repeats):
         "JSON read (strict loads)": lambda: loads(text),
         "validation + conversion": lambda: validate(request, CONTRACT_LIMITS),
         "kernel (compiled)": lambda: kernel_c.Kernel(
-            v.num_vars, v.clause_offsets, v.clause_lits, v.step_kinds, v.step_offsets,
-            v.step_lits, CONTRACT_LIMITS.max_propagation_work).run(),
+            v.num_vars,
+            v.clause_offsets,
+            v.clause_lits,
+            v.step_kinds,
+            v.step_offsets,
+            v.step_lits,
+            CONTRACT_LIMITS.max_propagation_work,
+        ).run(),
     }
     status = stages["kernel (compiled)"]()
-    result = unsat_outcome(v, status[0], status[1], status[2],
-                           CONTRACT_LIMITS.max_propagation_work)
+    result = unsat_outcome(v, status[0], status[1], status[2], CONTRACT_LIMITS.max_propagation_work)
     stages["output (result + JSON line)"] = lambda: dumps(
-        unsat_outcome(v, status[0], status[1], status[2],
-                      CONTRACT_LIMITS.max_propagation_work))
+        unsat_outcome(v, status[0], status[1], status[2], CONTRACT_LIMITS.max_propagation_work)
+    )
     times = {name: best_of(repeats, fn) for name, fn in stages.items()}
     total = sum(times.values())
     for name, seconds in times.items():
@@ -135,6 +148,7 @@ def time_split(request, repeats):
 def threads_ratio(request, per_thread, rounds=5):
     """Throughput of 2 threads vs 1 thread on the same requests: the best of
     ``rounds`` alternating measurements of each, to damp a shared machine."""
+
     def work(count):
         for _ in range(count):
             scc.run(request, engine="compiled")
@@ -186,39 +200,53 @@ def dratify_peer(corpus, requests):
     print(f"\n## Peers on {len(rows)} contract-tier unsat proofs (median per proof)")
     print(f"  sat-claim-check compiled, from a dict      {med[0] * 1e3:8.3f} ms")
     print(f"  sat-claim-check compiled, from JSON text   {med[1] * 1e3:8.3f} ms")
-    print(f"  dratify Rust engine, from DIMACS/DRUP text {med[2] * 1e3:8.3f} ms"
-          f"  ({med[2] / med[1]:.1f}x ours from text)")
-    print(f"  dratify pure Python, from text             {med[3] * 1e3:8.3f} ms"
-          f"  ({med[3] / med[1]:.1f}x ours from text)")
+    print(
+        f"  dratify Rust engine, from DIMACS/DRUP text {med[2] * 1e3:8.3f} ms"
+        f"  ({med[2] / med[1]:.1f}x ours from text)"
+    )
+    print(
+        f"  dratify pure Python, from text             {med[3] * 1e3:8.3f} ms"
+        f"  ({med[3] / med[1]:.1f}x ours from text)"
+    )
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path,
-                        default=Path(os.environ.get("SAT_CLAIM_CHECK_CORPUS", DEFAULT_CORPUS)))
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        default=Path(os.environ.get("SAT_CLAIM_CHECK_CORPUS", DEFAULT_CORPUS)),
+    )
     parser.add_argument("--quick", action="store_true", help="fewer repeats and requests")
     args = parser.parse_args(argv)
     repeats = 3 if args.quick else 7
-    gc.disable()     # steadier timings; nothing here builds cycles worth collecting
+    gc.disable()  # steadier timings; nothing here builds cycles worth collecting
 
-    print(f"# sat-claim-check engine benchmarks (Python {sys.version.split()[0]}, "
-          f"{os.cpu_count()} cores)")
+    print(
+        f"# sat-claim-check engine benchmarks (Python {sys.version.split()[0]}, "
+        f"{os.cpu_count()} cores)"
+    )
     have_corpus = (args.corpus / "index.json").is_file()
     if have_corpus:
         requests = corpus_requests(args.corpus)
-        rows = {claim: engines_on([(n, loads(t)) for n, t, e in requests
-                                   if e["expected_claim"] == claim], repeats)
-                for claim in ("unsat", "sat")}
+        rows = {
+            claim: engines_on(
+                [(n, loads(t)) for n, t, e in requests if e["expected_claim"] == claim], repeats
+            )
+            for claim in ("unsat", "sat")
+        }
         report_engines("contract-tier corpus, unsat proofs", rows["unsat"])
-        report_engines("contract-tier corpus, sat claims (shared code: no propagation)",
-                       rows["sat"])
+        report_engines(
+            "contract-tier corpus, sat claims (shared code: no propagation)", rows["sat"]
+        )
         report_engines("contract-tier corpus, all requests", rows["unsat"] + rows["sat"])
     else:
         print(f"\n(corpus not found at {args.corpus}: skipping the corpus figures)")
 
     heavy = [(f"chain seed {s}", chain_request(seed=s)) for s in range(1 if args.quick else 3)]
-    report_engines("generated propagation-heavy requests near the limits",
-                   engines_on(heavy, repeats))
+    report_engines(
+        "generated propagation-heavy requests near the limits", engines_on(heavy, repeats)
+    )
 
     print("\n## Time split of check() on a maximal request (100k literals)")
     time_split(maximal_request(), repeats)

@@ -43,8 +43,11 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-CORPUS = Path(os.environ.get("SAT_CLAIM_CHECK_CORPUS",
-                             Path(__file__).resolve().parents[2] / "shared" / "corpus"))
+CORPUS = Path(
+    os.environ.get(
+        "SAT_CLAIM_CHECK_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"
+    )
+)
 
 
 def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
@@ -55,30 +58,33 @@ def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
 
 def per_step(request: dict[str, Any], limits: Any) -> Any:
     import sat_claim_check as scc
+
     checker = scc.Checker(request["cnf"], limits=limits)
     add, delete = checker.add, checker.delete
     for step in request["proof"]:
-        (key, lits), = step.items()
+        ((key, lits),) = step.items()
         (add if key == "add" else delete)(lits)
     return checker.finish()
 
 
 def in_chunks(request: dict[str, Any], size: int, limits: Any) -> Any:
     import sat_claim_check as scc
+
     checker = scc.Checker(request["cnf"], limits=limits)
     proof = request["proof"]
     for a in range(0, len(proof), size):
-        checker.feed(proof[a:a + size])
+        checker.feed(proof[a : a + size])
     return checker.finish()
 
 
 def arrays_in_chunks(parsed: Any, size: int, limits: Any) -> Any:
     import sat_claim_check as scc
+
     (num_vars, offsets, lits), (kinds, step_offsets, step_lits), _ = parsed
     checker = scc.Checker._from_arrays(num_vars, offsets, lits, limits=limits)
     for a in range(0, len(kinds), size):
         b = min(a + size, len(kinds))
-        checker._feed_arrays(kinds[a:b], step_offsets[a:b + 1], step_lits)
+        checker._feed_arrays(kinds[a:b], step_offsets[a : b + 1], step_lits)
     return checker.finish()
 
 
@@ -121,17 +127,21 @@ def speed(args: argparse.Namespace) -> None:
     print("| --- | ---: | ---: | ---: |")
     for name, times in best.items():
         ratios = [t / b for t, b in zip(times, base)]
-        print(f"| {name} | {sum(times) * 1e3:.1f} ms | {sum(times) / sum(base):.3f} | "
-              f"{statistics.median(ratios):.3f}, {max(ratios):.3f} |")
+        print(
+            f"| {name} | {sum(times) * 1e3:.1f} ms | {sum(times) / sum(base):.3f} | "
+            f"{statistics.median(ratios):.3f}, {max(ratios):.3f} |"
+        )
     if args.per_request:
         one = best["Checker, one call per step"]
         print("\n| request | steps | run(request) | per step | one call per step | ratio |")
         print("| --- | ---: | ---: | ---: | ---: | ---: |")
         for i in sorted(range(len(requests)), key=lambda i: one[i] / base[i], reverse=True):
             steps = len(requests[i]["proof"])
-            print(f"| {names[i]} | {steps} | {base[i] * 1e3:.3f} ms | "
-                  f"{base[i] / max(steps, 1) * 1e6:.2f} µs | {one[i] * 1e3:.3f} ms | "
-                  f"{one[i] / base[i]:.3f} |")
+            print(
+                f"| {names[i]} | {steps} | {base[i] * 1e3:.3f} ms | "
+                f"{base[i] / max(steps, 1) * 1e6:.2f} µs | {one[i] * 1e3:.3f} ms | "
+                f"{one[i] / base[i]:.3f} |"
+            )
     if args.large_rounds < 1:
         return
 
@@ -143,17 +153,21 @@ def speed(args: argparse.Namespace) -> None:
         parsed = dimacs.parse_files(cnf, cnf.with_suffix(".drup.gz"), None, limits=unlimited)
         times = {"run": float("inf"), "1000": float("inf"), "65536": float("inf")}
         for _ in range(args.large_rounds):
-            t, report = timed(lambda parsed=parsed: dimacs.run_parsed(copied(parsed),
-                                                                       limits=unlimited))
+            t, report = timed(
+                lambda parsed=parsed: dimacs.run_parsed(copied(parsed), limits=unlimited)
+            )
             times["run"] = min(times["run"], t)
             for size in ("1000", "65536"):
-                t, other = timed(lambda parsed=parsed, size=size: arrays_in_chunks(
-                    parsed, int(size), unlimited))
+                t, other = timed(
+                    lambda parsed=parsed, size=size: arrays_in_chunks(parsed, int(size), unlimited)
+                )
                 assert other == report, (cnf.name, size)
                 times[size] = min(times[size], t)
-        print(f"| {cnf.stem[:4]} | {times['run']:.3f} s | {times['1000']:.3f} s | "
-              f"{times['1000'] / times['run']:.3f} | {times['65536']:.3f} s | "
-              f"{times['65536'] / times['run']:.3f} |")
+        print(
+            f"| {cnf.stem[:4]} | {times['run']:.3f} s | {times['1000']:.3f} s | "
+            f"{times['1000'] / times['run']:.3f} | {times['65536']:.3f} s | "
+            f"{times['65536'] / times['run']:.3f} |"
+        )
 
     if args.large:
         print("\nlarge tier, from the JSON request: run() against one call per step")
@@ -233,24 +247,37 @@ print(json.dumps({"start_rss_mib": start_rss, "check_peak_mib": status("VmHWM:")
 def memory(args: argparse.Namespace) -> None:
     cnfs = sorted(CORPUS.glob("l*.cnf"), key=lambda p: p.with_suffix(".drup.gz").stat().st_size)
     cnf = next(p for p in reversed(cnfs) if p.name.startswith(args.instance or ""))
-    print(f"{cnf.stem}: one child process each; the peak during the check is VmHWM, "
-          "reset when the check starts")
-    print("| how | steps checked | most clauses live at once | RSS when the check starts | "
-          "peak RSS during the check | time |")
+    print(
+        f"{cnf.stem}: one child process each; the peak during the check is VmHWM, "
+        "reset when the check starts"
+    )
+    print(
+        "| how | steps checked | most clauses live at once | RSS when the check starts | "
+        "peak RSS during the check | time |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
-    runs = [("run_parsed, this build", sys.executable, "run_parsed", 1),
-            ("Checker, _feed_arrays of 1000 steps", sys.executable, "checker", 1)]
-    runs += [(f"Checker, the proof made {t}x longer", sys.executable, "checker", t)
-             for t in args.times]
+    runs = [
+        ("run_parsed, this build", sys.executable, "run_parsed", 1),
+        ("Checker, _feed_arrays of 1000 steps", sys.executable, "checker", 1),
+    ]
+    runs += [
+        (f"Checker, the proof made {t}x longer", sys.executable, "checker", t) for t in args.times
+    ]
     if args.baseline:
         runs.insert(0, ("run_parsed, the baseline build", args.baseline, "run_parsed", 1))
     for label, python, how, times in runs:
-        proc = subprocess.run([python, "-c", CHILD, str(cnf), how, str(times)],
-                              check=True, capture_output=True, text=True)
+        proc = subprocess.run(
+            [python, "-c", CHILD, str(cnf), how, str(times)],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         out = json.loads(proc.stdout)
         live = out["max_live_clauses"] or "-"
-        print(f"| {label} | {out['steps']} | {live} | {out['start_rss_mib']:.1f} MiB | "
-              f"{out['check_peak_mib']:.1f} MiB | {out['seconds']:.1f} s |")
+        print(
+            f"| {label} | {out['steps']} | {live} | {out['start_rss_mib']:.1f} MiB | "
+            f"{out['check_peak_mib']:.1f} MiB | {out['seconds']:.1f} s |"
+        )
 
 
 def main() -> None:
@@ -259,10 +286,17 @@ def main() -> None:
     s = sub.add_parser("speed")
     s.add_argument("--rounds", type=int, default=5)
     s.add_argument("--large-rounds", type=int, default=3, help="0: the contract tier only")
-    s.add_argument("--per-request", action="store_true",
-                   help="also list each contract-tier request, worst ratio first")
-    s.add_argument("--large", nargs="*", default=None,
-                   help="also time one call per step on these large-tier instances")
+    s.add_argument(
+        "--per-request",
+        action="store_true",
+        help="also list each contract-tier request, worst ratio first",
+    )
+    s.add_argument(
+        "--large",
+        nargs="*",
+        default=None,
+        help="also time one call per step on these large-tier instances",
+    )
     m = sub.add_parser("memory")
     m.add_argument("--instance", default=None, help="a name prefix (default: the largest)")
     m.add_argument("--times", type=int, nargs="*", default=[10])

@@ -22,16 +22,23 @@ import subprocess
 import sys
 from pathlib import Path
 
-CORPUS = Path(os.environ.get("SAT_CLAIM_CHECK_CORPUS",
-                             Path(__file__).resolve().parents[2] / "shared" / "corpus"))
+CORPUS = Path(
+    os.environ.get(
+        "SAT_CLAIM_CHECK_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"
+    )
+)
 
 # Runs under each interpreter: prints {measure: seconds}.  Uses only names
-# that exist in every build since 1.0.0.
+# that exist in every build since 1.0.0 (the JSON text module under either
+# layout: _core/jsontext, or _jsontext before the subpackages).
 MEASURE = r"""
 import gzip, json, sys, time
 from pathlib import Path
 import sat_claim_check as scc
-from sat_claim_check._core import jsontext as _jsontext
+try:
+    from sat_claim_check._core import jsontext as _jsontext
+except ImportError:
+    from sat_claim_check import _jsontext
 from sat_claim_check.dimacs import run_files
 
 corpus, n_large, repeat = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
@@ -61,8 +68,12 @@ print(json.dumps(out))
 
 
 def measure(python, corpus, n_large, repeat):
-    out = subprocess.run([python, "-c", MEASURE, str(corpus), str(n_large), str(repeat)],
-                         check=True, capture_output=True, text=True)
+    out = subprocess.run(
+        [python, "-c", MEASURE, str(corpus), str(n_large), str(repeat)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return json.loads(out.stdout)
 
 

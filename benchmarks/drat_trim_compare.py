@@ -49,8 +49,9 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_CORPUS = Path(os.environ.get("SAT_CLAIM_CHECK_CORPUS")
-                      or HERE.parent.parent / "shared" / "corpus")
+DEFAULT_CORPUS = Path(
+    os.environ.get("SAT_CLAIM_CHECK_CORPUS") or HERE.parent.parent / "shared" / "corpus"
+)
 FLOOR_PAIR = "c000-php-pigeons5-holes4-glucose3-s1000"
 
 CHILD = r"""
@@ -73,23 +74,29 @@ MODES = {"forward": ["-f", "-t", "20000"], "backward": []}
 
 def run_drat_trim(binary, cnf, drup, mode="forward"):
     t0 = time.perf_counter()
-    proc = subprocess.run([binary, str(cnf), str(drup), *MODES[mode]],
-                          check=False, capture_output=True, text=True)
+    proc = subprocess.run(
+        [binary, str(cnf), str(drup), *MODES[mode]], check=False, capture_output=True, text=True
+    )
     wall = time.perf_counter() - t0
     lines = [ln.strip("\r") for ln in proc.stdout.replace("\r", "\n").splitlines()]
     verdict = next((ln[2:] for ln in lines if ln.startswith("s ")), None)
     if verdict is None:
-        raise RuntimeError(f"drat-trim printed no verdict (exit {proc.returncode}):\n"
-                           f"{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
+        raise RuntimeError(
+            f"drat-trim printed no verdict (exit {proc.returncode}):\n"
+            f"{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
+        )
     warnings = sum("WARNING" in ln for ln in lines)
-    return {"wall_s": wall, "verdict": verdict, "warnings": warnings,
-            "exit": proc.returncode}
+    return {"wall_s": wall, "verdict": verdict, "warnings": warnings, "exit": proc.returncode}
 
 
 def run_ours(cnf, drup):
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(cnf), str(drup)],
-                          capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, str(cnf), str(drup)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     wall = time.perf_counter() - t0
     out = json.loads(proc.stdout)
     out["wall_s"] = wall
@@ -102,7 +109,8 @@ def extension_digest():
 
     h = hashlib.sha256()
     for path in sorted(Path(sat_claim_check.__file__).parent.glob("*.so")) + sorted(
-            Path(sat_claim_check.__file__).parent.glob("*.pyd")):
+        Path(sat_claim_check.__file__).parent.glob("*.pyd")
+    ):
         h.update(path.name.encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:12]
@@ -122,8 +130,12 @@ def best(runs, key):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
-    ap.add_argument("--drat-trim", dest="drat_trim", default=os.environ.get("DRAT_TRIM"),
-                    help="path to a drat-trim binary (default: $DRAT_TRIM)")
+    ap.add_argument(
+        "--drat-trim",
+        dest="drat_trim",
+        default=os.environ.get("DRAT_TRIM"),
+        help="path to a drat-trim binary (default: $DRAT_TRIM)",
+    )
     ap.add_argument("--repeat", type=int, default=3, help="best of N runs per file")
     args = ap.parse_args()
 
@@ -133,18 +145,22 @@ def main():
         return 0
 
     import sat_claim_check.dimacs  # noqa: F401  (fail early if not installed)
+
     digest = extension_digest()
 
     index = json.loads((args.corpus / "index.json").read_text())
-    large = sorted((i for i in index["instances"] if i["tier"] == "large"),
-                   key=lambda i: i["name"])
-    print(f"Python {sys.version.split()[0]}, {platform.processor() or platform.machine()}, "
-          f"{os.cpu_count()} CPUs; drat-trim: {binary}; best of {args.repeat}, "
-          f"interleaved per file; extensions {digest}")
+    large = sorted((i for i in index["instances"] if i["tier"] == "large"), key=lambda i: i["name"])
+    print(
+        f"Python {sys.version.split()[0]}, {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} CPUs; drat-trim: {binary}; best of {args.repeat}, "
+        f"interleaved per file; extensions {digest}"
+    )
 
-    header = ("| instance | lemmas | drat-trim -f s | drat-trim default s | ours process s "
-              "| ours in-process s | ours / -f | ours / default "
-              "| drat-trim verdict (-f; default) | ours verdict |")
+    header = (
+        "| instance | lemmas | drat-trim -f s | drat-trim default s | ours process s "
+        "| ours in-process s | ours / -f | ours / default "
+        "| drat-trim verdict (-f; default) | ours verdict |"
+    )
     print()
     print(header)
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |")
@@ -168,8 +184,9 @@ def main():
                 ours.append(run_ours(cnf, drup_gz))
             for mode, runs in theirs.items():
                 if len({r["verdict"] for r in runs}) != 1:
-                    mismatches.append(f"{entry['name']}: drat-trim {mode} verdicts differ "
-                                      "between runs")
+                    mismatches.append(
+                        f"{entry['name']}: drat-trim {mode} verdicts differ between runs"
+                    )
             strict = entry["strict"]
             for r in ours:
                 got = (r["valid"], r["reason"], r["steps_checked"])
@@ -186,8 +203,10 @@ def main():
                 ratios["forward"].append(oi / df)
                 ratios["backward"].append(oi / db)
             else:
-                verdict = (f"{mine['reason']} at step {mine['steps_checked']:,} "
-                           f"of {entry['proof_steps']:,}")
+                verdict = (
+                    f"{mine['reason']} at step {mine['steps_checked']:,} "
+                    f"of {entry['proof_steps']:,}"
+                )
             tv = []
             for mode in ("forward", "backward"):
                 v = theirs[mode][0]["verdict"]
@@ -195,25 +214,32 @@ def main():
                     v += f" ({theirs[mode][0]['warnings']} warnings)"
                 tv.append(v)
             short = label(entry)
-            print(f"| {short} | {entry['proof_steps']:,} | {df:.3f} | {db:.3f} | {op:.3f} "
-                  f"| {oi:.3f} | {oi / df:.3f} | {oi / db:.3f} | {'; '.join(tv)} "
-                  f"| {verdict} |", flush=True)
+            print(
+                f"| {short} | {entry['proof_steps']:,} | {df:.3f} | {db:.3f} | {op:.3f} "
+                f"| {oi:.3f} | {oi / df:.3f} | {oi / db:.3f} | {'; '.join(tv)} "
+                f"| {verdict} |",
+                flush=True,
+            )
 
     if ratios["forward"]:
         n = len(ratios["forward"])
-        print(f"\nGeometric mean over the {n} valid proofs, ours in-process / drat-trim "
-              f"process: against -f {statistics.geometric_mean(ratios['forward']):.3f}, "
-              f"against the default (backward) mode "
-              f"{statistics.geometric_mean(ratios['backward']):.3f}")
+        print(
+            f"\nGeometric mean over the {n} valid proofs, ours in-process / drat-trim "
+            f"process: against -f {statistics.geometric_mean(ratios['forward']):.3f}, "
+            f"against the default (backward) mode "
+            f"{statistics.geometric_mean(ratios['backward']):.3f}"
+        )
     floor_cnf = args.corpus / f"{FLOOR_PAIR}.cnf"
     floor_drup = args.corpus / f"{FLOOR_PAIR}.drup"
     if floor_cnf.exists() and floor_drup.exists():
         t = [run_drat_trim(binary, floor_cnf, floor_drup) for _ in range(args.repeat)]
         o = [run_ours(floor_cnf, floor_drup) for _ in range(args.repeat)]
-        print(f"\nStart-up floor ({FLOOR_PAIR}, {args.repeat} runs, best): "
-              f"drat-trim {best(t, 'wall_s'):.3f} s ({t[0]['verdict']}); "
-              f"ours process {best(o, 'wall_s'):.3f} s, of which import "
-              f"{best(o, 'import_s'):.3f} s and run_files {best(o, 'check_s'):.4f} s")
+        print(
+            f"\nStart-up floor ({FLOOR_PAIR}, {args.repeat} runs, best): "
+            f"drat-trim {best(t, 'wall_s'):.3f} s ({t[0]['verdict']}); "
+            f"ours process {best(o, 'wall_s'):.3f} s, of which import "
+            f"{best(o, 'import_s'):.3f} s and run_files {best(o, 'check_s'):.4f} s"
+        )
     if extension_digest() != digest:
         mismatches.append("the compiled extensions changed during the run: re-run")
     for m in mismatches:

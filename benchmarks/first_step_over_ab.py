@@ -20,8 +20,9 @@ from sat_claim_check._engines import convert_py
 from sat_claim_check.limits import Limits
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_CORPUS = Path(os.environ.get("SAT_CLAIM_CHECK_CORPUS",
-                                     HERE.parent.parent / "shared" / "corpus"))
+DEFAULT_CORPUS = Path(
+    os.environ.get("SAT_CLAIM_CHECK_CORPUS", HERE.parent.parent / "shared" / "corpus")
+)
 
 
 def main() -> None:
@@ -43,14 +44,16 @@ def main() -> None:
         proof = cnf.with_suffix(".drup.gz")
         best = dict.fromkeys(ways, float("inf"))
         for round_ in range(args.rounds):
-            for name in (ways if round_ % 2 == 0 else reversed(list(ways))):
+            for name in ways if round_ % 2 == 0 else reversed(list(ways)):
                 converter.first_step_over = ways[name]
                 start = time.perf_counter()
                 dimacs.run_files(cnf, proof, limits=Limits.unlimited())
                 best[name] = min(best[name], time.perf_counter() - start)
         converter.first_step_over = ways["compiled"]
-        print(f"| {cnf.name[:4]} | {best['pure']:.3f} s | {best['compiled']:.3f} s | "
-              f"{best['compiled'] / best['pure']:.3f} |")
+        print(
+            f"| {cnf.name[:4]} | {best['pure']:.3f} s | {best['compiled']:.3f} s | "
+            f"{best['compiled'] / best['pure']:.3f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ from sat_claim_check._core import codes as _codes
 from sat_claim_check._engines import kernel_c as comp
 from sat_claim_check._engines import kernel_py as ref
 
-BIG = 10 ** 12
+BIG = 10**12
 STATUS_NAMES = {getattr(_codes, n): n for n in dir(_codes) if n.startswith("STATUS_")}
 
 
@@ -46,15 +46,20 @@ def one_step(k, kind, lits, rng):
     literal out of range, no room) must change nothing and goes through feed()
     then.  Returns the status."""
     plain = kind in (_codes.STEP_ADD, _codes.STEP_DELETE)
-    key = _codes.STEP_ADD if kind in (_codes.STEP_ADD, _codes.STEP_ADD_OUT_OF_RANGE) \
+    key = (
+        _codes.STEP_ADD
+        if kind in (_codes.STEP_ADD, _codes.STEP_ADD_OUT_OF_RANGE)
         else _codes.STEP_DELETE
+    )
     steps_room = rng.choice((0, 1, 1, 1, 7))
     literals_room = len(lits) + rng.choice((-1, 0, 0, 0, 3))
     status = k.feed_step(key, list(lits), steps_room, literals_room)
     takes = plain and steps_room >= 1 and len(lits) <= literals_room
     if (status is not None) != takes:
-        raise AssertionError(f"feed_step({key}, {list(lits)}, {steps_room}, "
-                             f"{literals_room}) of a step of kind {kind} gave {status}")
+        raise AssertionError(
+            f"feed_step({key}, {list(lits)}, {steps_room}, "
+            f"{literals_room}) of a step of kind {kind} gave {status}"
+        )
     if status is None:
         status = k.feed(array("b", [kind]), array("i", [0, len(lits)]), lits)[0]
     return status
@@ -70,9 +75,9 @@ def fed(flat, cap, rng, lenient=False):
         while a < len(kinds):
             b = min(len(kinds), a + rng.choice((1, 1, 2, 3, 8, 50)))
             if b == a + 1 and rng.random() < 0.5:
-                status = one_step(k, kinds[a], sl[so[a]:so[a + 1]], rng)
+                status = one_step(k, kinds[a], sl[so[a] : so[a + 1]], rng)
             else:
-                status = k.feed(kinds[a:b], so[a:b + 1], sl)[0]
+                status = k.feed(kinds[a:b], so[a : b + 1], sl)[0]
             if status != _codes.STATUS_VALID:
                 break
             if rng.random() < 0.1:
@@ -90,7 +95,7 @@ def compare(flat, cap, rng=None, lenient=False):
         deletions, ignored = kc.reason_deletions, kc.ignored_deletions
     else:
         c, deletions, ignored = fed(flat, cap, rng, lenient)
-    if r[0] == _codes.STATUS_WORK_LIMIT:    # the compiled kernel stops at the cap
+    if r[0] == _codes.STATUS_WORK_LIMIT:  # the compiled kernel stops at the cap
         same = c[:3] == r[:3] and cap < c[3] <= r[3]
     else:
         same = c == r
@@ -118,9 +123,19 @@ def check(seed, index, split=False, lenient=False):
         cap = BIG
     if same:
         return status, r[3], None
-    return status, r[3], {"seed": seed, "index": index, "cap": cap,
-                          "deletions": "lenient" if lenient else "strict",
-                          "reference": r, "compiled": c, "request": request}
+    return (
+        status,
+        r[3],
+        {
+            "seed": seed,
+            "index": index,
+            "cap": cap,
+            "deletions": "lenient" if lenient else "strict",
+            "reference": r,
+            "compiled": c,
+            "request": request,
+        },
+    )
 
 
 def _chunk(args):
@@ -142,18 +157,27 @@ def main(argv=None):
     parser.add_argument("--cases", type=int, default=10000)
     parser.add_argument("--seed", default="fuzz")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--split", action="store_true",
-                        help="feed the compiled kernel in random chunks instead of run()")
-    parser.add_argument("--deletions", choices=("strict", "lenient", "both"), default="strict",
-                        help="the reading of delete steps: strict (the default), lenient "
-                             "(as drat-trim reads them) or both, each case in both")
+    parser.add_argument(
+        "--split",
+        action="store_true",
+        help="feed the compiled kernel in random chunks instead of run()",
+    )
+    parser.add_argument(
+        "--deletions",
+        choices=("strict", "lenient", "both"),
+        default="strict",
+        help="the reading of delete steps: strict (the default), lenient "
+        "(as drat-trim reads them) or both, each case in both",
+    )
     args = parser.parse_args(argv)
     readings = {"strict": (False,), "lenient": (True,), "both": (False, True)}[args.deletions]
 
     start = time.perf_counter()
     size = 500
-    chunks = [(args.seed, i, min(i + size, args.cases), args.split, readings)
-              for i in range(0, args.cases, size)]
+    chunks = [
+        (args.seed, i, min(i + size, args.cases), args.split, readings)
+        for i in range(0, args.cases, size)
+    ]
     statuses = collections.Counter()
     work = done = 0
     failure = None
@@ -168,8 +192,10 @@ def main(argv=None):
                 break
     elapsed = time.perf_counter() - start
     summary = ", ".join(f"{STATUS_NAMES[s]}={n}" for s, n in sorted(statuses.items()))
-    print(f"{done} cases, seed {args.seed!r}, deletions {args.deletions}, {elapsed:.1f}s, "
-          f"total work {work}")
+    print(
+        f"{done} cases, seed {args.seed!r}, deletions {args.deletions}, {elapsed:.1f}s, "
+        f"total work {work}"
+    )
     print(f"uncapped outcomes: {summary}")
     if failure is not None:
         print("DISAGREEMENT:", json.dumps(failure))

@@ -73,8 +73,15 @@ def exact_read(text: bytes) -> Validated:
 def run_kernel(v: Validated) -> tuple[int, int, int, int]:
     """The compiled kernel on an unsat claim's arrays: (status, step, steps, work)."""
     assert v.step_kinds is not None and v.step_offsets is not None and v.step_lits is not None
-    return kernel_c.Kernel(v.num_vars, v.clause_offsets, v.clause_lits, v.step_kinds,
-                            v.step_offsets, v.step_lits, LIMITS.max_propagation_work).run()
+    return kernel_c.Kernel(
+        v.num_vars,
+        v.clause_offsets,
+        v.clause_lits,
+        v.step_kinds,
+        v.step_offsets,
+        v.step_lits,
+        LIMITS.max_propagation_work,
+    ).run()
 
 
 def read_or_error(text: bytes) -> object:
@@ -96,8 +103,11 @@ PATHS: dict[str, Callable[[bytes], Result]] = {"reader": from_text_reader, "exac
 
 def corpus_texts(corpus: Path) -> list[tuple[str, bytes]]:
     index = json.loads((corpus / "index.json").read_text())
-    return [(e["name"], (corpus / e["files"]["json"]).read_bytes()) for e in index["instances"]
-            if e["tier"] == "contract" and e["expected_claim"] == "unsat"]
+    return [
+        (e["name"], (corpus / e["files"]["json"]).read_bytes())
+        for e in index["instances"]
+        if e["tier"] == "contract" and e["expected_claim"] == "unsat"
+    ]
 
 
 def timed(fn: Callable[..., Any], *args: Any) -> float:
@@ -128,23 +138,29 @@ def time_split(texts: list[tuple[str, bytes]], rounds: int) -> dict[str, float]:
     """Median over requests of the best time of each stage of the reader's path,
     and of the exact path's reading for comparison (the last entry)."""
     stages: dict[str, list[float]] = {
-        "read + validate (validated_from_text)": [], "kernel": [], "output line": [],
-        "(exact path: loads + validate)": []}
+        "read + validate (validated_from_text)": [],
+        "kernel": [],
+        "output line": [],
+        "(exact path: loads + validate)": [],
+    }
     for _, text in texts:
         fns: list[Callable[[], object]] = [
             partial(validated_from_text, text, LIMITS),
             partial(run_kernel, validated_from_text(text, LIMITS)),
             partial(dumps, from_text_reader(text)),
-            partial(exact_read, text)]
+            partial(exact_read, text),
+        ]
         for name, fn in zip(stages, fns):
             stages[name].append(min(timed(fn) for _ in range(rounds)))
     return {name: statistics.median(values) for name, values in stages.items()}
 
 
-def threads(texts: list[tuple[str, bytes]], rounds: int,
-            repeat: int = 3) -> dict[str, list[tuple[float, float]]]:
+def threads(
+    texts: list[tuple[str, bytes]], rounds: int, repeat: int = 3
+) -> dict[str, list[tuple[float, float]]]:
     """{path: [(one thread, two threads)] seconds per round}: 1 thread runs the
     requests 2*repeat times, 2 threads repeat times each; paths interleaved."""
+
     def work(fn: Callable[[bytes], Result], count: int) -> None:
         for _ in range(count):
             for _, text in texts:
@@ -166,21 +182,26 @@ def threads(texts: list[tuple[str, bytes]], rounds: int,
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path,
-                        default=Path(os.environ.get("SAT_CLAIM_CHECK_CORPUS", DEFAULT_CORPUS)))
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        default=Path(os.environ.get("SAT_CLAIM_CHECK_CORPUS", DEFAULT_CORPUS)),
+    )
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--thread-rounds", type=int, default=5)
     args = parser.parse_args(argv)
-    gc.disable()        # steadier timings; nothing here builds cycles worth collecting
+    gc.disable()  # steadier timings; nothing here builds cycles worth collecting
 
     texts = corpus_texts(args.corpus)
     accepted = sum(read_request(t, LIMITS) is not None for _, t in texts)
-    for _, text in texts:       # the same answer both ways
+    for _, text in texts:  # the same answer both ways
         assert from_text_reader(text) == from_text_exact(text)
     size = statistics.median(len(t) for _, t in texts)
-    print(f"# JSON text -> result (Python {sys.version.split()[0]}, {os.cpu_count()} cores): "
-          f"{len(texts)} contract-tier unsat requests, median {size / 1e3:.1f} kB of text, "
-          f"{accepted} accepted by the compiled reader")
+    print(
+        f"# JSON text -> result (Python {sys.version.split()[0]}, {os.cpu_count()} cores): "
+        f"{len(texts)} contract-tier unsat requests, median {size / 1e3:.1f} kB of text, "
+        f"{accepted} accepted by the compiled reader"
+    )
 
     best = per_request(texts, args.rounds)
     med = {name: statistics.median(values) for name, values in best.items()}
@@ -189,10 +210,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"  exact path (loads + validate) {med['exact'] * 1e3:7.3f} ms")
     print(f"  compiled reader               {med['reader'] * 1e3:7.3f} ms")
     print(f"  from a dict (scc.run)         {med['dict'] * 1e3:7.3f} ms")
-    print(f"  ratio of medians {med['exact'] / med['reader']:.2f}x; per-request ratio: median "
-          f"{statistics.median(ratios):.2f}x, min {min(ratios):.2f}x, max {max(ratios):.2f}x")
-    print(f"  requests at or under 1.0 ms: {sum(b <= 1e-3 for b in best['reader'])} of "
-          f"{len(texts)} (reader), {sum(b <= 1e-3 for b in best['exact'])} (exact)")
+    print(
+        f"  ratio of medians {med['exact'] / med['reader']:.2f}x; per-request ratio: median "
+        f"{statistics.median(ratios):.2f}x, min {min(ratios):.2f}x, max {max(ratios):.2f}x"
+    )
+    print(
+        f"  requests at or under 1.0 ms: {sum(b <= 1e-3 for b in best['reader'])} of "
+        f"{len(texts)} (reader), {sum(b <= 1e-3 for b in best['exact'])} (exact)"
+    )
 
     split = time_split(texts, args.rounds)
     exact_reading = split.pop("(exact path: loads + validate)")
@@ -200,34 +225,46 @@ def main(argv: Sequence[str] | None = None) -> None:
     print("\n## Time split of the reader's path (median over requests of each stage's best)")
     for name, seconds in split.items():
         print(f"  {name:40s} {seconds * 1e3:7.3f} ms  {100 * seconds / total:5.1f}%")
-    print(f"  (the exact path reads in {exact_reading * 1e3:.3f} ms: "
-          f"{exact_reading / split['read + validate (validated_from_text)']:.1f}x)")
+    print(
+        f"  (the exact path reads in {exact_reading * 1e3:.3f} ms: "
+        f"{exact_reading / split['read + validate (validated_from_text)']:.1f}x)"
+    )
 
     text = json.dumps(maximal_request()).encode()
     assert read_request(text, LIMITS) is not None
     exact = min(timed(exact_read, text) for _ in range(args.rounds))
     reader = min(timed(validated_from_text, text, LIMITS) for _ in range(args.rounds))
-    print(f"\n## Reading the maximal request ({len(text) / 1e6:.2f} MB of text, 100k literals), "
-          f"best of {args.rounds}")
-    print(f"  loads + validate {exact * 1e3:7.3f} ms, validated_from_text {reader * 1e3:7.3f} ms "
-          f"({len(text) / reader / 1e6:.0f} MB/s) -> {exact / reader:.1f}x")
+    print(
+        f"\n## Reading the maximal request ({len(text) / 1e6:.2f} MB of text, 100k literals), "
+        f"best of {args.rounds}"
+    )
+    print(
+        f"  loads + validate {exact * 1e3:7.3f} ms, validated_from_text {reader * 1e3:7.3f} ms "
+        f"({len(text) / reader / 1e6:.0f} MB/s) -> {exact / reader:.1f}x"
+    )
 
     # The dearest decline: the whole text is scanned before the trailing byte.
     ratios = []
     for _, text in texts:
         bad = text + b" x"
-        ratios.append(min(timed(read_or_error, bad) for _ in range(args.rounds))
-                      / min(timed(exact_or_error, bad) for _ in range(args.rounds)))
-    print("\n## Declining: corpus texts with one trailing byte (scanned to the end, then "
-          "declined), validated_from_text / exact path")
+        ratios.append(
+            min(timed(read_or_error, bad) for _ in range(args.rounds))
+            / min(timed(exact_or_error, bad) for _ in range(args.rounds))
+        )
+    print(
+        "\n## Declining: corpus texts with one trailing byte (scanned to the end, then "
+        "declined), validated_from_text / exact path"
+    )
     print(f"  median {statistics.median(ratios):.3f}, max {max(ratios):.3f}")
 
     print(f"\n## Two threads vs one on the same requests ({args.thread_rounds} alternating rounds)")
     for name, rows in threads(texts, args.thread_rounds).items():
         per_round = [one / two for one, two in rows]
         one, two = min(r[0] for r in rows), min(r[1] for r in rows)
-        print(f"  {name:6s}: best 1 thread {one:.3f} s, best 2 threads {two:.3f} s -> "
-              f"x{one / two:.2f}; per round {', '.join(f'x{x:.2f}' for x in per_round)}")
+        print(
+            f"  {name:6s}: best 1 thread {one:.3f} s, best 2 threads {two:.3f} s -> "
+            f"x{one / two:.2f}; per round {', '.join(f'x{x:.2f}' for x in per_round)}"
+        )
 
 
 if __name__ == "__main__":

@@ -31,9 +31,10 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_CORPUS = Path(os.environ.get("SAT_CLAIM_CHECK_CORPUS")
-                      or HERE.parent.parent / "shared" / "corpus")
-CLOCK = time.perf_counter       # --cpu: time.thread_time
+DEFAULT_CORPUS = Path(
+    os.environ.get("SAT_CLAIM_CHECK_CORPUS") or HERE.parent.parent / "shared" / "corpus"
+)
+CLOCK = time.perf_counter  # --cpu: time.thread_time
 
 
 def best(f, repeat):
@@ -64,8 +65,10 @@ def load_baseline(directory):
     so = None
     for stem in ("_engines/kernel_c", "_engine_c", "kernel_c"):
         folder, _, module = stem.rpartition("/")
-        so = next((p for p in Path(package, folder).glob(module + ".*")
-                   if p.suffix in (".so", ".pyd")), None)
+        so = next(
+            (p for p in Path(package, folder).glob(module + ".*") if p.suffix in (".so", ".pyd")),
+            None,
+        )
         if so is not None:
             break
     if so is None:
@@ -102,8 +105,15 @@ def contract_tier(corpus, repeat, rows_shown, baseline=None):
         if r["claim"] != "unsat":
             continue
         v = validate(r, L)
-        args = (v.num_vars, v.clause_offsets, v.clause_lits, v.step_kinds,
-                v.step_offsets, v.step_lits, L.max_propagation_work)
+        args = (
+            v.num_vars,
+            v.clause_offsets,
+            v.clause_lits,
+            v.step_kinds,
+            v.step_offsets,
+            v.step_lits,
+            L.max_propagation_work,
+        )
         out = kernel_c.Kernel(*args).run()
         if out[3] != e["work"] and out[0] != 5:
             raise SystemExit(f"{e['name']}: work {out[3]}, expected {e['work']}")
@@ -121,18 +131,22 @@ def contract_tier(corpus, repeat, rows_shown, baseline=None):
     total = sum(x[1] for x in rows)
     work = sum(x[2] for x in rows)
     median = statistics.median(x[1] for x in rows)
-    print(f"{len(rows)} unsat proofs: kernel median {median:.3f} ms, total {total:.1f} ms; "
-          f"work {work} -> {total * 1e6 / work:.2f} ns/work")
+    print(
+        f"{len(rows)} unsat proofs: kernel median {median:.3f} ms, total {total:.1f} ms; "
+        f"work {work} -> {total * 1e6 / work:.2f} ns/work"
+    )
     if baseline is not None:
         base_median = statistics.median(base_times)
         ratios = [x[1] / b for x, b in zip(rows, base_times)]
-        print(f"baseline: median {base_median:.3f} ms, total {sum(base_times):.1f} ms; "
-              f"ratio new/baseline: median {median / base_median:.3f}, "
-              f"total {total / sum(base_times):.3f}, "
-              f"per-proof geometric mean {statistics.geometric_mean(ratios):.3f}")
+        print(
+            f"baseline: median {base_median:.3f} ms, total {sum(base_times):.1f} ms; "
+            f"ratio new/baseline: median {median / base_median:.3f}, "
+            f"total {total / sum(base_times):.3f}, "
+            f"per-proof geometric mean {statistics.geometric_mean(ratios):.3f}"
+        )
     rows.sort(key=lambda x: x[1])
     mid = len(rows) // 2
-    for x in rows[max(0, mid - rows_shown // 2):mid + rows_shown // 2 + 1]:
+    for x in rows[max(0, mid - rows_shown // 2) : mid + rows_shown // 2 + 1]:
         name, ms, w, nv, ns = x
         print(f"  {name:40} {ms:7.3f} ms {w:9d} work {nv:5d} vars {ns:5d} steps")
 
@@ -151,21 +165,31 @@ def large_tier(corpus, names, repeat, baseline=None):
         times = []
         for _ in range(repeat):
             t = time.perf_counter()
-            report = run_files(str(cnf), str(drup), engine="compiled",
-                               limits=scc.Limits.unlimited())
+            report = run_files(
+                str(cnf), str(drup), engine="compiled", limits=scc.Limits.unlimited()
+            )
             times.append(time.perf_counter() - t)
         ns_files.append(min(times) * 1e9 / report.work)
-        line = (f"  {cnf.stem:45} {min(times):8.3f} s  work {report.work}  "
-                f"{report.result['reason']}; {ns_files[-1]:.1f} ns/work")
+        line = (
+            f"  {cnf.stem:45} {min(times):8.3f} s  work {report.work}  "
+            f"{report.result['reason']}; {ns_files[-1]:.1f} ns/work"
+        )
         if baseline is not None:
             # The kernels alone, interleaved (the order alternating), on the
             # validated arrays.
             from sat_claim_check._core.validate import validate_arrays
-            (nv, co, cl), proof, _ = parse_files(cnf, drup, None,
-                                                 limits=scc.Limits.unlimited())
+
+            (nv, co, cl), proof, _ = parse_files(cnf, drup, None, limits=scc.Limits.unlimited())
             v = validate_arrays(nv, co, cl, proof=proof, limits=scc.Limits.unlimited())
-            args = (nv, co, cl, v.step_kinds, v.step_offsets, v.step_lits,
-                    CEILINGS["max_propagation_work"])
+            args = (
+                nv,
+                co,
+                cl,
+                v.step_kinds,
+                v.step_offsets,
+                v.step_lits,
+                CEILINGS["max_propagation_work"],
+            )
             best_new = best_base = float("inf")
             for r in range(repeat):
                 for module in (kernel_c, baseline) if r % 2 else (baseline, kernel_c):
@@ -175,12 +199,16 @@ def large_tier(corpus, names, repeat, baseline=None):
                     else:
                         best_new = min(best_new, t)
             ns_kernel.append(best_new * 1e9 / report.work)
-            line += (f"; kernel {best_new:.3f} s ({ns_kernel[-1]:.1f} ns/work), "
-                     f"baseline {best_base:.3f} s, ratio {best_new / best_base:.3f}")
+            line += (
+                f"; kernel {best_new:.3f} s ({ns_kernel[-1]:.1f} ns/work), "
+                f"baseline {best_base:.3f} s, ratio {best_new / best_base:.3f}"
+            )
         print(line)
     if ns_files:
-        print(f"  median over the files: run_files {statistics.median(ns_files):.1f} ns/work"
-              + (f", kernel {statistics.median(ns_kernel):.1f} ns/work" if ns_kernel else ""))
+        print(
+            f"  median over the files: run_files {statistics.median(ns_files):.1f} ns/work"
+            + (f", kernel {statistics.median(ns_kernel):.1f} ns/work" if ns_kernel else "")
+        )
 
 
 def main():
@@ -188,13 +216,24 @@ def main():
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     ap.add_argument("--repeat", type=int, default=9)
     ap.add_argument("--rows", type=int, default=10, help="rows shown around the median")
-    ap.add_argument("--baseline", type=Path, default=None,
-                    help="a directory with another build's sat_claim_check, to compare")
-    ap.add_argument("--large", nargs="*", default=None,
-                    help="also time the large tier (optionally only these name prefixes)")
+    ap.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="a directory with another build's sat_claim_check, to compare",
+    )
+    ap.add_argument(
+        "--large",
+        nargs="*",
+        default=None,
+        help="also time the large tier (optionally only these name prefixes)",
+    )
     ap.add_argument("--large-repeat", type=int, default=1)
-    ap.add_argument("--cpu", action="store_true",
-                    help="time with the thread's CPU clock instead of the wall clock")
+    ap.add_argument(
+        "--cpu",
+        action="store_true",
+        help="time with the thread's CPU clock instead of the wall clock",
+    )
     args = ap.parse_args()
     global CLOCK
     if args.cpu:

@@ -49,8 +49,12 @@ print(json.dumps({"seconds": seconds, "rss_mib": rss / 1024, **verdict}))
 
 
 def child(which, cnf, drup):
-    proc = subprocess.run([sys.executable, "-c", CHILD, which, str(cnf), str(drup)],
-                          capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, which, str(cnf), str(drup)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(proc.stdout)
 
 
@@ -63,14 +67,20 @@ def best_of(which, cnf, drup, repeat):
 
 def baseline_rss():
     """Peak RSS of a child that only imports the package (subtracted per lemma)."""
-    code = ("import resource, sat_claim_check.dimacs; "
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)")
-    return float(subprocess.run([sys.executable, "-c", code], capture_output=True,
-                                text=True, check=True).stdout)
+    code = (
+        "import resource, sat_claim_check.dimacs; "
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
+    )
+    return float(
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout
+    )
 
 
 def parser_throughput(paths):
     from sat_claim_check._engines import scan_py
+
     try:
         from sat_claim_check._engines import scan_c
     except ImportError:
@@ -99,14 +109,17 @@ def main():
     args = ap.parse_args()
 
     index = json.loads((args.corpus / "index.json").read_text())
-    large = sorted((i for i in index["instances"] if i["tier"] == "large"),
-                   key=lambda i: i["adds"])
+    large = sorted((i for i in index["instances"] if i["tier"] == "large"), key=lambda i: i["adds"])
     base = baseline_rss()
-    print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs; baseline RSS "
-          f"{base:.1f} MiB (import only)")
+    print(
+        f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs; baseline RSS "
+        f"{base:.1f} MiB (import only)"
+    )
     # "lemmas" counts proof steps (adds and deletes), as in the issue's figures.
-    header = (f"{'instance':<44} {'lemmas':>7} {'adds':>7} {'work':>10} {'scc s':>7} "
-              f"{'lemma/s':>8} {'MiB':>6} {'us/lem':>7} {'ns/work':>7} {'KiB/lem':>7}")
+    header = (
+        f"{'instance':<44} {'lemmas':>7} {'adds':>7} {'work':>10} {'scc s':>7} "
+        f"{'lemma/s':>8} {'MiB':>6} {'us/lem':>7} {'ns/work':>7} {'KiB/lem':>7}"
+    )
     if not args.skip_dratify:
         header += f" {'dratify s':>9} {'MiB':>6} {'ratio':>6}"
     print(header)
@@ -117,26 +130,36 @@ def main():
         mine = best_of("scc", cnf, drup, args.repeat)
         strict = entry["strict"]
         assert (mine["valid"], mine["reason"], mine["steps_checked"], mine["work"]) == (
-            strict["valid"], strict["reason"], strict["steps_checked"], strict["work"]), entry
+            strict["valid"],
+            strict["reason"],
+            strict["steps_checked"],
+            strict["work"],
+        ), entry
         lemmas = entry["proof_steps"]
-        row = (f"{entry['name'][:44]:<44} {lemmas:>7} {entry['adds']:>7} {mine['work']:>10} "
-               f"{mine['seconds']:>7.3f} {lemmas / mine['seconds']:>8.0f} "
-               f"{mine['rss_mib']:>6.1f} {1e6 * mine['seconds'] / lemmas:>7.2f} "
-               f"{1e9 * mine['seconds'] / mine['work']:>7.1f} "
-               f"{1024 * (mine['rss_mib'] - base) / lemmas:>7.2f}")
+        row = (
+            f"{entry['name'][:44]:<44} {lemmas:>7} {entry['adds']:>7} {mine['work']:>10} "
+            f"{mine['seconds']:>7.3f} {lemmas / mine['seconds']:>8.0f} "
+            f"{mine['rss_mib']:>6.1f} {1e6 * mine['seconds'] / lemmas:>7.2f} "
+            f"{1e9 * mine['seconds'] / mine['work']:>7.1f} "
+            f"{1024 * (mine['rss_mib'] - base) / lemmas:>7.2f}"
+        )
         theirs = None
         if not args.skip_dratify:
             theirs = best_of("dratify", cnf, drup, args.repeat)
-            row += (f" {theirs['seconds']:>9.3f} {theirs['rss_mib']:>6.1f} "
-                    f"{theirs['seconds'] / mine['seconds']:>6.2f}")
+            row += (
+                f" {theirs['seconds']:>9.3f} {theirs['rss_mib']:>6.1f} "
+                f"{theirs['seconds'] / mine['seconds']:>6.2f}"
+            )
             if theirs["valid"] != mine["valid"]:
                 row += f"  (dratify: valid={theirs['valid']}; here: {mine['reason']})"
         print(row, flush=True)
         rows.append((entry, mine, theirs))
 
     size, rates = parser_throughput([args.corpus / e["files"]["drup"] for e in large])
-    print(f"\nDRUP parsing, {size:.1f} MB of text (decompressed): "
-          + ", ".join(f"{k} {v:.0f} MB/s" for k, v in rates.items()))
+    print(
+        f"\nDRUP parsing, {size:.1f} MB of text (decompressed): "
+        + ", ".join(f"{k} {v:.0f} MB/s" for k, v in rates.items())
+    )
 
 
 if __name__ == "__main__":

@@ -42,8 +42,11 @@ import sat_claim_check as scc
 from sat_claim_check import _engines as _engine
 from sat_claim_check.service import EXECUTE_PATH
 
-CORPUS = Path(os.environ.get("SAT_CLAIM_CHECK_CORPUS",
-                             Path(__file__).resolve().parents[2] / "shared" / "corpus"))
+CORPUS = Path(
+    os.environ.get(
+        "SAT_CLAIM_CHECK_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"
+    )
+)
 
 
 def in_process(bodies, threads, seconds):
@@ -88,12 +91,19 @@ def gil_free_fraction(bodies, repeat=3):
             t += time.perf_counter() - start
             start = time.perf_counter()
             read = _engine.request_reader().read_request(body, limits)
-            if read is not None:            # None: the exact path, under the GIL
+            if read is not None:  # None: the exact path, under the GIL
                 f += time.perf_counter() - start
             v = _validate.validated_from_text(body, limits)
             if v.claim == "unsat":
-                run = module.Kernel(v.num_vars, v.clause_offsets, v.clause_lits, v.step_kinds,
-                                    v.step_offsets, v.step_lits, limits.max_propagation_work)
+                run = module.Kernel(
+                    v.num_vars,
+                    v.clause_offsets,
+                    v.clause_lits,
+                    v.step_kinds,
+                    v.step_offsets,
+                    v.step_lits,
+                    limits.max_propagation_work,
+                )
                 start = time.perf_counter()
                 run.run()
                 f += time.perf_counter() - start
@@ -131,9 +141,13 @@ class Connection:
 
 
 def http_request(body):
-    return (b"POST " + EXECUTE_PATH.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            b"Content-Type: application/json\r\nContent-Length: "
-            + str(len(body)).encode() + b"\r\n\r\n" + body)
+    return (
+        b"POST " + EXECUTE_PATH.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Type: application/json\r\nContent-Length: "
+        + str(len(body)).encode()
+        + b"\r\n\r\n"
+        + body
+    )
 
 
 def closed_loop(port, requests, expected, connections, seconds):
@@ -204,8 +218,20 @@ def cpu_seconds(pid):
 
 def start_server(workers):
     proc = subprocess.Popen(
-        [sys.executable, "-m", "sat_claim_check", "serve", "--port", "0", "--workers",
-         str(workers), "--no-access-log"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "sat_claim_check",
+            "serve",
+            "--port",
+            "0",
+            "--workers",
+            str(workers),
+            "--no-access-log",
+        ],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+    )
     for line in proc.stderr:
         m = re.search(rb"running on http://127\.0\.0\.1:(\d+)", line)
         if m:
@@ -232,7 +258,7 @@ def main():
     requests = [http_request(b) for b in bodies]
     proc, port = start_server(2)
     rate = {"one": [], "two": [], "full": [], "half": []}
-    cpu = {"one": [], "two": [], "full": []}       # CPU seconds per request
+    cpu = {"one": [], "two": [], "full": []}  # CPU seconds per request
     full_lat, half_lat, errors = [], [], []
     client_cpu = busy = 0.0
 
@@ -259,52 +285,68 @@ def main():
     phases = [lambda: local("one", 1), lambda: local("two", 2), service]
     try:
         for n in range(args.rounds):
-            for phase in phases[n % 3:] + phases[:n % 3]:      # a new order each round
+            for phase in phases[n % 3 :] + phases[: n % 3]:  # a new order each round
                 phase()
-            print(f"round {n + 1}: 1 thread {rate['one'][-1]:.0f}/s, 2 threads "
-                  f"{rate['two'][-1]:.0f}/s, service {rate['full'][-1]:.0f}/s, half load "
-                  f"{rate['half'][-1]:.0f}/s", file=sys.stderr)
+            print(
+                f"round {n + 1}: 1 thread {rate['one'][-1]:.0f}/s, 2 threads "
+                f"{rate['two'][-1]:.0f}/s, service {rate['full'][-1]:.0f}/s, half load "
+                f"{rate['half'][-1]:.0f}/s",
+                file=sys.stderr,
+            )
     finally:
         proc.terminate()
         proc.wait(timeout=30)
 
     ms = 1000.0
-    print(f"{len(bodies)} contract-tier requests, {args.rounds} rounds of {args.seconds:g} s, "
-          f"engine {scc.check_json(bodies[0]).report.engine}, load average "
-          f"{os.getloadavg()[0]:.1f} at the end; errors: {len(errors)}")
+    print(
+        f"{len(bodies)} contract-tier requests, {args.rounds} rounds of {args.seconds:g} s, "
+        f"engine {scc.check_json(bodies[0]).report.engine}, load average "
+        f"{os.getloadavg()[0]:.1f} at the end; errors: {len(errors)}"
+    )
     print()
-    print("| measure | requests/s, best | median | CPU ms per request (median) "
-          "| p50 | p99 |")
+    print("| measure | requests/s, best | median | CPU ms per request (median) | p50 | p99 |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
-    names = {"one": "check_json in process, 1 thread",
-             "two": "check_json in process, 2 threads",
-             "full": f"service, 2 workers, full load ({args.connections} connections)",
-             "half": "service, 2 workers, half load (paced)"}
+    names = {
+        "one": "check_json in process, 1 thread",
+        "two": "check_json in process, 2 threads",
+        "full": f"service, 2 workers, full load ({args.connections} connections)",
+        "half": "service, 2 workers, half load (paced)",
+    }
     for key, name in names.items():
         latency = {"full": full_lat, "half": half_lat}.get(key)
-        cells = [f"{max(rate[key]):.0f}", f"{statistics.median(rate[key]):.0f}",
-                 f"{statistics.median(cpu[key]) * ms:.2f}" if key in cpu else "",
-                 f"{percentile(latency, 50) * ms:.2f} ms" if latency else "",
-                 f"{percentile(latency, 99) * ms:.2f} ms" if latency else ""]
+        cells = [
+            f"{max(rate[key]):.0f}",
+            f"{statistics.median(rate[key]):.0f}",
+            f"{statistics.median(cpu[key]) * ms:.2f}" if key in cpu else "",
+            f"{percentile(latency, 50) * ms:.2f} ms" if latency else "",
+            f"{percentile(latency, 99) * ms:.2f} ms" if latency else "",
+        ]
         print(f"| {name} | " + " | ".join(cells) + " |")
     print()
 
     def ratio(a, b):
         pairs = [x / y for x, y in zip(rate[a], rate[b])]
-        return (f"{max(rate[a]) / max(rate[b]):.2f} best against best, "
-                f"{statistics.median(pairs):.2f} median of the rounds "
-                f"({min(pairs):.2f} to {max(pairs):.2f})")
+        return (
+            f"{max(rate[a]) / max(rate[b]):.2f} best against best, "
+            f"{statistics.median(pairs):.2f} median of the rounds "
+            f"({min(pairs):.2f} to {max(pairs):.2f})"
+        )
 
     print(f"service / in process, 2 threads: {ratio('full', 'two')}")
     print(f"in process, 2 threads / 1 thread: {ratio('two', 'one')}")
     free = gil_free_fraction(bodies)
-    print(f"check_json spends at most {free:.0%} of its time in the reader and the kernel, "
-          f"without the GIL: two threads can do at most {min(2, 1 / (1 - free)):.2f} times "
-          "one thread's work")
-    print(f"at full load the load generator used {client_cpu / busy:.2f} CPUs; the "
-          f"server's CPU per request is "
-          f"{statistics.median(cpu['full']) / statistics.median(cpu['two']):.2f} times "
-          f"check_json's in process")
+    print(
+        f"check_json spends at most {free:.0%} of its time in the reader and the kernel, "
+        f"without the GIL: two threads can do at most {min(2, 1 / (1 - free)):.2f} times "
+        "one thread's work"
+    )
+    print(
+        f"at full load the load generator used {client_cpu / busy:.2f} CPUs; the "
+        f"server's CPU per request is "
+        f"{statistics.median(cpu['full']) / statistics.median(cpu['two']):.2f} times "
+        f"check_json's in process"
+    )
+
 
 if __name__ == "__main__":
     main()

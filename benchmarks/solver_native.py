@@ -33,13 +33,20 @@ from pathlib import Path
 import sat_claim_check as scc
 from sat_claim_check import dimacs
 
-CORPUS = Path(os.environ.get("SAT_CLAIM_CHECK_CORPUS",
-                             Path(__file__).resolve().parents[2] / "shared" / "corpus"))
+CORPUS = Path(
+    os.environ.get(
+        "SAT_CLAIM_CHECK_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"
+    )
+)
 
 
 def drat_trim(binary: str, cnf: Path, proof: Path, *flags: str) -> bool:
-    out = subprocess.run([binary, str(cnf), str(proof), *flags, "-t", "20000"],
-                         capture_output=True, text=True, check=False).stdout
+    out = subprocess.run(
+        [binary, str(cnf), str(proof), *flags, "-t", "20000"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
     return "s VERIFIED" in out
 
 
@@ -57,40 +64,50 @@ def main(argv: list[str] | None = None) -> int:
         print("no cadical (Debian package 'cadical'): nothing compared")
         return 0
     cnfs = [p for p in sorted(args.corpus.glob("c*.cnf")) if p.with_suffix(".drup").exists()]
-    cnfs = (cnfs + sorted(args.corpus.glob("l*.cnf")))[:args.limit]
+    cnfs = (cnfs + sorted(args.corpus.glob("l*.cnf")))[: args.limit]
     unlimited = scc.Limits.unlimited()
     rows, disagreements = [], 0
     with tempfile.TemporaryDirectory() as tmp:
         for cnf in cnfs:
             proof = Path(tmp, cnf.stem + ".drat")
-            solved = subprocess.run([args.cadical, "-q", str(cnf), str(proof)],
-                                    capture_output=True, check=False)
-            if solved.returncode != 20:        # not unsat (or gave up): no proof to check
+            solved = subprocess.run(
+                [args.cadical, "-q", str(cnf), str(proof)], capture_output=True, check=False
+            )
+            if solved.returncode != 20:  # not unsat (or gave up): no proof to check
                 continue
             xz, gz = Path(tmp, proof.name + ".xz"), Path(tmp, proof.name + ".gz")
             data = proof.read_bytes()
             xz.write_bytes(lzma.compress(data))
             gz.write_bytes(gzip.compress(data))
-            theirs = {"default": drat_trim(args.drat_trim, cnf, proof),
-                      "-f": drat_trim(args.drat_trim, cnf, proof, "-f")}
-            ours = {f"{path.suffix or '.drat'} {deletions}":
-                    dimacs.run_files(cnf, path, limits=unlimited,
-                                     deletions=deletions).result["valid"]
-                    for path in (proof, xz, gz) for deletions in ("strict", "lenient")}
+            theirs = {
+                "default": drat_trim(args.drat_trim, cnf, proof),
+                "-f": drat_trim(args.drat_trim, cnf, proof, "-f"),
+            }
+            ours = {
+                f"{path.suffix or '.drat'} {deletions}": dimacs.run_files(
+                    cnf, path, limits=unlimited, deletions=deletions
+                ).result["valid"]
+                for path in (proof, xz, gz)
+                for deletions in ("strict", "lenient")
+            }
             agree = len({*theirs.values(), *ours.values()}) == 1
             disagreements += not agree
-            rows.append((cnf.stem, dimacs.is_binary_proof(data[:12]), len(data), theirs, ours,
-                         agree))
-    print(f"{len(rows)} CaDiCaL proofs (default options: binary DRUP); drat-trim "
-          f"{args.drat_trim}")
-    print("| instance | binary (told by its first bytes) | bytes | drat-trim default, -f | "
-          "ours: binary, .xz, .gz x strict, lenient | agree |")
+            rows.append(
+                (cnf.stem, dimacs.is_binary_proof(data[:12]), len(data), theirs, ours, agree)
+            )
+    print(f"{len(rows)} CaDiCaL proofs (default options: binary DRUP); drat-trim {args.drat_trim}")
+    print(
+        "| instance | binary (told by its first bytes) | bytes | drat-trim default, -f | "
+        "ours: binary, .xz, .gz x strict, lenient | agree |"
+    )
     print("| --- | --- | ---: | --- | --- | --- |")
     for name, binary, size, theirs, ours, agree in rows:
         t = ", ".join("valid" if v else "not valid" for v in theirs.values())
         o = ", ".join(sorted({"valid" if v else "not valid" for v in ours.values()}))
-        print(f"| {name} | {'yes' if binary else 'no'} | {size:,} | {t} | all {o} | "
-              f"{'yes' if agree else 'NO'} |")
+        print(
+            f"| {name} | {'yes' if binary else 'no'} | {size:,} | {t} | all {o} | "
+            f"{'yes' if agree else 'NO'} |"
+        )
     print(f"\n{len(rows) - disagreements} agree, {disagreements} disagree")
     return 1 if disagreements else 0
 

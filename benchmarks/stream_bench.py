@@ -46,8 +46,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-CORPUS = Path(os.environ.get("SAT_CLAIM_CHECK_CORPUS",
-                             Path(__file__).resolve().parents[2] / "shared" / "corpus"))
+CORPUS = Path(
+    os.environ.get(
+        "SAT_CLAIM_CHECK_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"
+    )
+)
 
 TIME_CHILD = r"""
 import json, sys, time
@@ -88,15 +91,21 @@ def time_builds(args: argparse.Namespace) -> None:
     results = {}
     for _ in range(args.rounds):
         for name, python in builds.items():
-            proc = subprocess.run([python, "-c", TIME_CHILD, str(CORPUS), str(args.repeat)],
-                                  check=True, capture_output=True, text=True)
+            proc = subprocess.run(
+                [python, "-c", TIME_CHILD, str(CORPUS), str(args.repeat)],
+                check=True,
+                capture_output=True,
+                text=True,
+            )
             out = json.loads(proc.stdout)
             results[name] = out["results"]
             for key, t in out["times"].items():
                 best[name][key] = min(best[name].get(key, float("inf")), t)
     assert results["this build"] == results["baseline"], "the builds disagree"
-    print(f"run_files, best of {args.rounds} rounds x {args.repeat} runs; load average "
-          f"{os.getloadavg()[0]:.2f}")
+    print(
+        f"run_files, best of {args.rounds} rounds x {args.repeat} runs; load average "
+        f"{os.getloadavg()[0]:.2f}"
+    )
     print("| files | this build | baseline | ratio |")
     print("| --- | ---: | ---: | ---: |")
     for key, t in best["this build"].items():
@@ -151,10 +160,14 @@ def memory(args: argparse.Namespace) -> None:
     cnf = cnfs[-1]
     proof = cnf.with_suffix(".drup.gz")
     live = most_live(cnf, proof)
-    print(f"{cnf.stem}: peak RSS (VmHWM) over the RSS after the import, one child each; "
-          f"load average {os.getloadavg()[0]:.2f}")
-    print("| build | proof | steps | most clauses live | import-only RSS | peak RSS | "
-          "peak over import | time |")
+    print(
+        f"{cnf.stem}: peak RSS (VmHWM) over the RSS after the import, one child each; "
+        f"load average {os.getloadavg()[0]:.2f}"
+    )
+    print(
+        "| build | proof | steps | most clauses live | import-only RSS | peak RSS | "
+        "peak over import | time |"
+    )
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     runs = [("this build", sys.executable, proof, "as it is")]
     if args.baseline:
@@ -164,12 +177,18 @@ def memory(args: argparse.Namespace) -> None:
         longer(proof, args.times, long_proof)
         runs.append(("this build", sys.executable, long_proof, f"{args.times}x longer"))
         for build, python, path, label in runs:
-            proc = subprocess.run([python, "-c", MEMORY_CHILD, str(cnf), str(path)],
-                                  check=True, capture_output=True, text=True)
+            proc = subprocess.run(
+                [python, "-c", MEMORY_CHILD, str(cnf), str(path)],
+                check=True,
+                capture_output=True,
+                text=True,
+            )
             out = json.loads(proc.stdout)
-            print(f"| {build} | {label} | {out['steps']:,} | {live:,} | {out['base']:.1f} MiB | "
-                  f"{out['peak']:.1f} MiB | {out['peak'] - out['base']:.1f} MiB | "
-                  f"{out['seconds']:.1f} s |")
+            print(
+                f"| {build} | {label} | {out['steps']:,} | {live:,} | {out['base']:.1f} MiB | "
+                f"{out['peak']:.1f} MiB | {out['peak'] - out['base']:.1f} MiB | "
+                f"{out['seconds']:.1f} s |"
+            )
 
 
 WRITER = r"""
@@ -196,18 +215,30 @@ def pipe(args: argparse.Namespace) -> None:
         fifo = Path(tmp, "proof.fifo")
         os.mkfifo(fifo)
         for _ in range(args.rounds):
-            writer = subprocess.Popen([sys.executable, "-c", WRITER, str(proof), str(fifo),
-                                       str(args.burst), str(args.pause)],
-                                      stdout=subprocess.PIPE, text=True)
+            writer = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-c",
+                    WRITER,
+                    str(proof),
+                    str(fifo),
+                    str(args.burst),
+                    str(args.pause),
+                ],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
             report = run_files(cnf, fifo, limits=scc.Limits.unlimited())
             verdict = time.monotonic()
             closed = float(writer.communicate()[0])
             assert report.result["valid"], report.result
             delays.append(verdict - closed)
-    print(f"{cnf.stem}: {report.result['steps_checked']:,} steps written in bursts of "
-          f"{args.burst:,} bytes every {args.pause * 1e3:.0f} ms; verdict after the writer "
-          f"closed: median {statistics.median(delays) * 1e3:.1f} ms, "
-          f"max {max(delays) * 1e3:.1f} ms over {args.rounds} rounds")
+    print(
+        f"{cnf.stem}: {report.result['steps_checked']:,} steps written in bursts of "
+        f"{args.burst:,} bytes every {args.pause * 1e3:.0f} ms; verdict after the writer "
+        f"closed: median {statistics.median(delays) * 1e3:.1f} ms, "
+        f"max {max(delays) * 1e3:.1f} ms over {args.rounds} rounds"
+    )
 
 
 def overlap(args: argparse.Namespace) -> None:
@@ -226,8 +257,10 @@ def overlap(args: argparse.Namespace) -> None:
         return b
 
     print(f"best of {args.rounds}; load average {os.getloadavg()[0]:.2f}")
-    print("| instance | read + decompress + scan | check | sum | run_files | "
-          "run_files / larger | run_files / sum |")
+    print(
+        "| instance | read + decompress + scan | check | sum | run_files | "
+        "run_files / larger | run_files / sum |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for cnf in sorted(CORPUS.glob("l*.cnf")):
         proof = cnf.with_suffix(".drup.gz")
@@ -236,20 +269,27 @@ def overlap(args: argparse.Namespace) -> None:
         assert arrays is not None
         kinds, step_offsets, step_lits = arrays
 
-        def check(num_vars: int = num_vars, offsets: Any = offsets, lits: Any = lits,
-                  kinds: Any = kinds, step_offsets: Any = step_offsets,
-                  step_lits: Any = step_lits) -> None:
+        def check(
+            num_vars: int = num_vars,
+            offsets: Any = offsets,
+            lits: Any = lits,
+            kinds: Any = kinds,
+            step_offsets: Any = step_offsets,
+            step_lits: Any = step_lits,
+        ) -> None:
             checker = scc.Checker._from_arrays(num_vars, offsets, lits, limits=unlimited)
             for a in range(0, len(kinds), 20000):
                 b = min(len(kinds), a + 20000)
-                checker._feed_arrays(kinds[a:b], step_offsets[a:b + 1], step_lits)
+                checker._feed_arrays(kinds[a:b], step_offsets[a : b + 1], step_lits)
             checker.finish()
 
         checking = best(check)
         whole = best(lambda cnf=cnf, proof=proof: dimacs.run_files(cnf, proof, limits=unlimited))
-        print(f"| {cnf.name[:4]} | {read:.3f} s | {checking:.3f} s | {read + checking:.3f} s | "
-              f"{whole:.3f} s | {whole / max(read, checking):.3f} | "
-              f"{whole / (read + checking):.3f} |")
+        print(
+            f"| {cnf.name[:4]} | {read:.3f} s | {checking:.3f} s | {read + checking:.3f} s | "
+            f"{whole:.3f} s | {whole / max(read, checking):.3f} | "
+            f"{whole / (read + checking):.3f} |"
+        )
 
 
 def main() -> None:

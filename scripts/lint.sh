@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The static checks, from the repository root, with the environment that has
-# the test extra active (pip install -e ".[test]"): ruff check, cython-lint
-# over the Cython sources, and mypy --strict over the
+# the test extra active (pip install -e ".[test]"): ruff (lint, then format in
+# check mode), cython-lint over the Cython sources, and mypy --strict over the
 # package and tests/typing/, with the settings in pyproject.toml.  Every check
 # runs; the last line names those that failed, and the exit status is 1 if
 # any did.  .ci/run and the lint job of ci.yml run this script;
@@ -53,8 +53,8 @@ mypy_strict() {
 }
 
 check "ruff check" ruff ruff check --no-cache .
-# The layout (ruff format) is applied by the pre-commit hook to the files of
-# each commit; it joins these checks once the whole tree is formatted.
+# On failure: `ruff format .` formats the files it names.
+check "ruff format --check" ruff ruff format --no-cache --check .
 check "cython-lint" cython-lint cython_lint
 check "mypy" mypy mypy_strict
 
@@ -63,4 +63,4 @@ if (( ${#failed[@]} )); then
     printf 'lint.sh: FAILED: %s\n' "${list%, }"
     exit 1
 fi
-printf 'lint.sh: all passed (ruff check, cython-lint, mypy)\n'
+printf 'lint.sh: all passed (ruff check, ruff format --check, cython-lint, mypy)\n'

@@ -11,7 +11,7 @@ from array import array
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-Step = tuple[int, Sequence[int]]    # (0 add / 1 delete, literals)
+Step = tuple[int, Sequence[int]]  # (0 add / 1 delete, literals)
 
 
 def leb128(u: int) -> bytes:
@@ -39,15 +39,15 @@ def encode(steps: Iterable[Step]) -> bytes:
 
 def text(steps: Iterable[Step]) -> bytes:
     """The DRUP text of the same steps."""
-    return b"".join((b"d " if kind else b"")
-                    + b"".join(b"%d " % lit for lit in lits) + b"0\n"
-                    for kind, lits in steps)
+    return b"".join(
+        (b"d " if kind else b"") + b"".join(b"%d " % lit for lit in lits) + b"0\n"
+        for kind, lits in steps
+    )
 
 
-def steps_of(kinds: Sequence[int], offsets: Sequence[int],
-             lits: Sequence[int]) -> list[Step]:
+def steps_of(kinds: Sequence[int], offsets: Sequence[int], lits: Sequence[int]) -> list[Step]:
     """The steps held by the flat arrays."""
-    return [(kinds[i], list(lits[offsets[i]:offsets[i + 1]])) for i in range(len(kinds))]
+    return [(kinds[i], list(lits[offsets[i] : offsets[i + 1]])) for i in range(len(kinds))]
 
 
 def cut(data: bytes, points: Iterable[int]) -> list[bytes]:
@@ -57,8 +57,7 @@ def cut(data: bytes, points: Iterable[int]) -> list[bytes]:
     return [data[a:b] for a, b in zip(bounds, bounds[1:])]
 
 
-def scan_chunks(stream: Any, chunks: Iterable[bytes],
-                with_starts: bool = False) -> tuple[Any, ...]:
+def scan_chunks(stream: Any, chunks: Iterable[bytes], with_starts: bool = False) -> tuple[Any, ...]:
     """Feed the chunks to a BinaryDrupStream (the last one final); the whole
     stream's (code, where, token, value, kinds, offsets, lits), the arrays
     joined over the calls (and the steps' start offsets, with ``with_starts``).
@@ -78,7 +77,7 @@ def scan_chunks(stream: Any, chunks: Iterable[bytes],
         starts.extend(st)
         if code:
             break
-    assert all(data[s:s + 1] in (b"a", b"d") for s in starts)
+    assert all(data[s : s + 1] in (b"a", b"d") for s in starts)
     assert list(starts) == sorted(set(starts))
     out = (*result[:4], kinds, offsets, lits)
     return (*out, starts) if with_starts else out

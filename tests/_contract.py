@@ -15,13 +15,19 @@ import sat_claim_check as scc
 
 REFERENCE_VERSION = "r71-sat-1.0.0+dimacs-cnf-1993+resolution-robinson-1965+drup-2013"
 
-RESULT_KEYS = ["valid", "reason", "first_discrepancy", "claim", "clauses_checked",
-               "steps_checked", "reference_version"]
+RESULT_KEYS = [
+    "valid",
+    "reason",
+    "first_discrepancy",
+    "claim",
+    "clauses_checked",
+    "steps_checked",
+    "reference_version",
+]
 
 
 def _load(name):
-    return json.loads(resources.files("sat_claim_check").joinpath(name)
-                      .read_text(encoding="utf-8"))
+    return json.loads(resources.files("sat_claim_check").joinpath(name).read_text(encoding="utf-8"))
 
 
 TOOL = _load("schemas/tool.json")
@@ -29,7 +35,8 @@ INPUT_SCHEMA = _load("schemas/input.schema.json")
 OUTPUT_SCHEMA = _load("schemas/output.schema.json")
 
 OUTPUT_VALIDATOR = jsonschema.Draft202012Validator(
-    OUTPUT_SCHEMA, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    OUTPUT_SCHEMA, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+)
 INPUT_VALIDATOR = jsonschema.Draft202012Validator(INPUT_SCHEMA)
 
 
@@ -47,9 +54,15 @@ def assert_result(r):
 
 def result(valid=True, reason=None, discrepancy=None, *, claim, clauses=0, steps=0):
     """An expected result object, written from SPEC §5."""
-    return {"valid": valid, "reason": reason, "first_discrepancy": discrepancy,
-            "claim": claim, "clauses_checked": clauses, "steps_checked": steps,
-            "reference_version": REFERENCE_VERSION}
+    return {
+        "valid": valid,
+        "reason": reason,
+        "first_discrepancy": discrepancy,
+        "claim": claim,
+        "clauses_checked": clauses,
+        "steps_checked": steps,
+        "reference_version": REFERENCE_VERSION,
+    }
 
 
 def check_result(request, engine, expected, *, work=None, limits=None):
@@ -99,16 +112,34 @@ def invalid(field, path):
 
 
 def over(field, path, limit, max, actual):
-    return {"error": "limit_exceeded", "field": field, "path": path, "limit": limit,
-            "max": max, "actual": actual}
+    return {
+        "error": "limit_exceeded",
+        "field": field,
+        "path": path,
+        "limit": limit,
+        "max": max,
+        "actual": actual,
+    }
 
 
 def over_work(max, step_index):
     if step_index is None:
-        return {"error": "limit_exceeded", "field": "cnf", "path": "/cnf",
-                "limit": "max_propagation_work", "max": max, "step_index": None}
-    return {"error": "limit_exceeded", "field": "proof", "path": f"/proof/{step_index}",
-            "limit": "max_propagation_work", "max": max, "step_index": step_index}
+        return {
+            "error": "limit_exceeded",
+            "field": "cnf",
+            "path": "/cnf",
+            "limit": "max_propagation_work",
+            "max": max,
+            "step_index": None,
+        }
+    return {
+        "error": "limit_exceeded",
+        "field": "proof",
+        "path": f"/proof/{step_index}",
+        "limit": "max_propagation_work",
+        "max": max,
+        "step_index": step_index,
+    }
 
 
 def assert_error(request, expected, engine="reference", limits=None):
@@ -119,10 +150,12 @@ def assert_error(request, expected, engine="reference", limits=None):
 
 
 def unsat(num_vars, clauses, proof):
-    return {"cnf": {"num_vars": num_vars, "clauses": clauses}, "claim": "unsat",
-            "proof": proof}
+    return {"cnf": {"num_vars": num_vars, "clauses": clauses}, "claim": "unsat", "proof": proof}
 
 
 def sat(num_vars, clauses, assignment):
-    return {"cnf": {"num_vars": num_vars, "clauses": clauses}, "claim": "sat",
-            "assignment": assignment}
+    return {
+        "cnf": {"num_vars": num_vars, "clauses": clauses},
+        "claim": "sat",
+        "assignment": assignment,
+    }

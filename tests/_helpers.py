@@ -28,9 +28,13 @@ REPO = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "sat_claim_check"]
 
 
-def cli(*args: str, stdin: bytes = b"", env: Mapping[str, str] | None = None,
-        cwd: Path | None = None, merge_stderr: bool = False,
-        ) -> subprocess.CompletedProcess[bytes]:
+def cli(
+    *args: str,
+    stdin: bytes = b"",
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    merge_stderr: bool = False,
+) -> subprocess.CompletedProcess[bytes]:
     """``python -m sat_claim_check ARGS`` with ``stdin`` as its input, output captured.
 
     The command runs with this process's environment, SAT_CLAIM_CHECK_NO_EXTENSIONS
@@ -42,13 +46,21 @@ def cli(*args: str, stdin: bytes = b"", env: Mapping[str, str] | None = None,
     """
     environment = dict(os.environ)
     environment.update(env or {})
-    return subprocess.run([*CLI, *args], input=stdin, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
-                          env=environment, cwd=cwd, timeout=120, check=False)
+    return subprocess.run(
+        [*CLI, *args],
+        input=stdin,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
+        env=environment,
+        cwd=cwd,
+        timeout=120,
+        check=False,
+    )
 
 
-def cli_text(*args: str, stdin: bytes = b"", env: Mapping[str, str] | None = None,
-             cwd: Path | None = None) -> tuple[int, str, str]:
+def cli_text(
+    *args: str, stdin: bytes = b"", env: Mapping[str, str] | None = None, cwd: Path | None = None
+) -> tuple[int, str, str]:
     """``cli()`` as (exit code, standard output, standard error), decoded from UTF-8."""
     out = cli(*args, stdin=stdin, env=env, cwd=cwd)
     return out.returncode, out.stdout.decode(), out.stderr.decode()
@@ -74,20 +86,25 @@ def outcome(request: Any, engine: str, limits: scc.Limits | None = None) -> Outc
 
 
 # The request converter with no fast path at all: validation is the plain Python walk.
-WALK_ONLY = SimpleNamespace(flatten=lambda *args: None, flatten_steps=lambda *args: None,
-                            mark_out_of_range=convert_py.mark_out_of_range)
+WALK_ONLY = SimpleNamespace(
+    flatten=lambda *args: None,
+    flatten_steps=lambda *args: None,
+    mark_out_of_range=convert_py.mark_out_of_range,
+)
 
 
-def outcome_walk(request: Any, monkeypatch: pytest.MonkeyPatch,
-                 limits: scc.Limits | None = None) -> Outcome:
+def outcome_walk(
+    request: Any, monkeypatch: pytest.MonkeyPatch, limits: scc.Limits | None = None
+) -> Outcome:
     """The reference engine's outcome with validation forced onto the Python walk."""
     with monkeypatch.context() as patch:
         patch.setitem(_engine._chosen, "converter", WALK_ONLY)
         return outcome(request, "reference", limits)
 
 
-def agree(request: Any, engine: str, monkeypatch: pytest.MonkeyPatch,
-          limits: scc.Limits | None = None) -> Outcome:
+def agree(
+    request: Any, engine: str, monkeypatch: pytest.MonkeyPatch, limits: scc.Limits | None = None
+) -> Outcome:
     """The outcome, once ``engine`` and the Python walk are shown to give the reference's."""
     reference = outcome(request, "reference", limits)
     assert outcome(request, engine, limits) == reference
@@ -126,27 +143,31 @@ def corpus_expected(corpus: Path) -> dict[str, dict[str, Any]]:
 
 # -- signatures --------------------------------------------------------------------
 
+
 def parameter_names(obj: Any) -> list[str]:
     """The parameter names of a function or class; for a compiled class, whose
     signature inspect cannot read, from the one Cython writes at the head of its
     docstring ("Kernel(num_vars, ..., lenient=False)")."""
     import inspect
+
     try:
         return list(inspect.signature(obj).parameters)
     except ValueError:
         head = (obj.__doc__ or "").split("\n", 1)[0]
         assert isinstance(obj, type) and head.startswith(obj.__name__ + "("), head
-        inside = head[len(obj.__name__) + 1:head.rindex(")")]
+        inside = head[len(obj.__name__) + 1 : head.rindex(")")]
         return [p.split("=")[0].strip() for p in inside.split(",") if p.strip()]
 
 
 # -- a real solver ---------------------------------------------------------------------
+
 
 def find_cadical() -> str | None:
     """The path of a CaDiCaL binary: on the PATH, or else installed from Debian's
     ``cadical`` package where this machine allows it (root, apt-get, a package
     index it can reach; SAT_CLAIM_CHECK_NO_INSTALL=1 forbids it); None otherwise."""
     import shutil
+
     found = shutil.which("cadical")
     if found or os.environ.get("SAT_CLAIM_CHECK_NO_INSTALL") == "1":
         return found
@@ -155,10 +176,12 @@ def find_cadical() -> str | None:
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "check": False}
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     try:
-        for command in (["apt-get", "install", "-y", "-q", "cadical"],
-                        ["apt-get", "update", "-q"],
-                        ["apt-get", "install", "-y", "-q", "cadical"]):
-            subprocess.run(command, timeout=300, env=env, **quiet)   # type: ignore[call-overload]
+        for command in (
+            ["apt-get", "install", "-y", "-q", "cadical"],
+            ["apt-get", "update", "-q"],
+            ["apt-get", "install", "-y", "-q", "cadical"],
+        ):
+            subprocess.run(command, timeout=300, env=env, **quiet)  # type: ignore[call-overload]
             if shutil.which("cadical"):
                 break
     except (OSError, subprocess.SubprocessError):
@@ -167,6 +190,7 @@ def find_cadical() -> str | None:
 
 
 # -- batch workers ---------------------------------------------------------------------
+
 
 def kill_workers_on(monkeypatch: pytest.MonkeyPatch, marker: bytes) -> None:
     """A batch worker that checks a line holding ``marker`` kills itself (the
@@ -183,6 +207,7 @@ def kill_workers_on(monkeypatch: pytest.MonkeyPatch, marker: bytes) -> None:
         if marker in text:
             os.kill(os.getpid(), signal.SIGKILL)
         return real(options, number, text, memory)
+
     monkeypatch.setattr(_protocol, "check_line", check_line)
     monkeypatch.setattr(_batch, "_context", lambda: multiprocessing.get_context("fork"))
 
@@ -198,5 +223,6 @@ def spy_on_tasks(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     def give(self: Any, task: Any) -> bool:
         given_lines.extend(line for _, line in task.lines)
         return real(self, task)
+
     monkeypatch.setattr(_batch._Worker, "give", give)
     return given_lines

@@ -24,17 +24,27 @@ class Server:
 
     def __init__(self, *args):
         pytest.importorskip("uvicorn", reason="the service extra is not installed")
-        cmd = [sys.executable, "-m", "sat_claim_check", "serve", "--port", "0",
-               "--no-access-log", *args]
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE)
+        cmd = [
+            sys.executable,
+            "-m",
+            "sat_claim_check",
+            "serve",
+            "--port",
+            "0",
+            "--no-access-log",
+            *args,
+        ]
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
         self.log = []
         lines = queue.Queue()
 
-        def drain():    # the pipe never fills; the log is kept for the asserts
+        def drain():  # the pipe never fills; the log is kept for the asserts
             for line in self.proc.stderr:
                 self.log.append(line.decode("utf-8", "replace"))
                 lines.put(self.log[-1])
+
         self._drain = threading.Thread(target=drain, daemon=True)
         self._drain.start()
         deadline = time.monotonic() + 30
@@ -119,13 +129,17 @@ def running(*args):
         server.stop()
 
 
-
 def raw_request(body, length=None, extra=b""):
     """The bytes of a POST to the execute route (Content-Length given or true)."""
     n = len(body) if length is None else length
-    return (b"POST " + EXECUTE_PATH.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            b"Content-Type: application/json\r\nContent-Length: " + str(n).encode()
-            + b"\r\n" + extra + b"\r\n")
+    return (
+        b"POST " + EXECUTE_PATH.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Type: application/json\r\nContent-Length: "
+        + str(n).encode()
+        + b"\r\n"
+        + extra
+        + b"\r\n"
+    )
 
 
 def read_response(sock, timeout=20):

@@ -10,16 +10,20 @@ from _helpers import CORPUS_ABSENT, corpus_dir, find_cadical
 
 
 def pytest_addoption(parser):
-    parser.addoption("--no-compiled", action="store_true",
-                     help="deselect tests of the compiled engine (the pure build only)")
+    parser.addoption(
+        "--no-compiled",
+        action="store_true",
+        help="deselect tests of the compiled engine (the pure build only)",
+    )
 
 
 def pytest_configure(config):
     # Registered here too, so the markers hold wherever the tests run (wheels).
     config.addinivalue_line("markers", "compiled: needs the compiled engine")
     config.addinivalue_line("markers", "fuzz: long fuzzing campaign, run with -m fuzz")
-    config.addinivalue_line("markers", "timing: a latency bound for a quiet machine, run with "
-                                       "-m timing")
+    config.addinivalue_line(
+        "markers", "timing: a latency bound for a quiet machine, run with -m timing"
+    )
     if config.getoption("--no-compiled") and os.environ.get("SAT_CLAIM_CHECK_REQUIRE_COMPILED"):
         raise pytest.UsageError("--no-compiled contradicts SAT_CLAIM_CHECK_REQUIRE_COMPILED")
 
@@ -32,10 +36,13 @@ def pytest_collection_modifyitems(config, items):
     items[:] = kept
 
 
-@pytest.fixture(scope="session", params=[
-    pytest.param("compiled", marks=pytest.mark.compiled),
-    "reference",
-])
+@pytest.fixture(
+    scope="session",
+    params=[
+        pytest.param("compiled", marks=pytest.mark.compiled),
+        "reference",
+    ],
+)
 def engine(request):
     """An engine name for run(..., engine=...).
 
@@ -48,8 +55,11 @@ def engine(request):
 
 
 # The parts that come as twins besides the kernel, and their modules.
-TWINS = {"converter": ("convert_c", "convert_py"), "scanner": ("scan_c", "scan_py"),
-         "request_reader": ("request_c", "request_py")}
+TWINS = {
+    "converter": ("convert_c", "convert_py"),
+    "scanner": ("scan_c", "scan_py"),
+    "request_reader": ("request_c", "request_py"),
+}
 
 
 @pytest.fixture(params=[pytest.param("compiled", marks=pytest.mark.compiled), "pure"])
@@ -63,13 +73,15 @@ def twins(request, monkeypatch):
     assert set(TWINS) == set(_engine._chosen), "a twin the fixture does not swap"
     for part, names in TWINS.items():
         name = names[0] if request.param == "compiled" else names[1]
-        monkeypatch.setitem(_engine._chosen, part,
-                            importlib.import_module(f"sat_claim_check._engines.{name}"))
+        monkeypatch.setitem(
+            _engine._chosen, part, importlib.import_module(f"sat_claim_check._engines.{name}")
+        )
     return request.param
 
 
-@pytest.fixture(params=[8.0, pytest.param(1.0, marks=pytest.mark.timing)],
-                ids=["any-machine", "quiet-machine"])
+@pytest.fixture(
+    params=[8.0, pytest.param(1.0, marks=pytest.mark.timing)], ids=["any-machine", "quiet-machine"]
+)
 def slack(request) -> float:
     """What a test's wall-clock bounds are multiplied by: 8 in the default run,
     which must pass on a loaded machine (a core busy), and 1 under ``-m timing``,
@@ -91,8 +103,12 @@ def corpus() -> Path:
 @pytest.fixture(scope="session")
 def output_schema():
     from importlib import resources
-    return json.loads(resources.files("sat_claim_check").joinpath(
-        "schemas/output.schema.json").read_text(encoding="utf-8"))
+
+    return json.loads(
+        resources.files("sat_claim_check")
+        .joinpath("schemas/output.schema.json")
+        .read_text(encoding="utf-8")
+    )
 
 
 @pytest.fixture(scope="session")
@@ -101,6 +117,7 @@ def cadical() -> str:
     the machine allows it); the test skips cleanly without one."""
     path = find_cadical()
     if path is None:
-        pytest.skip("no cadical: not on the PATH, and the Debian package could not be "
-                    "installed here")
+        pytest.skip(
+            "no cadical: not on the PATH, and the Debian package could not be installed here"
+        )
     return path

@@ -44,8 +44,10 @@ def random_ksat(rng, num_vars, num_clauses, k):
 
 def pigeonhole(pigeons, holes):
     """Pigeon p in hole h is variable p*holes + h + 1."""
+
     def var(p, h):
         return p * holes + h + 1
+
     clauses = [[var(p, h) for h in range(holes)] for p in range(pigeons)]
     for h in range(holes):
         for p in range(pigeons):
@@ -105,9 +107,9 @@ class _Solver:
     def __init__(self, num_vars, clauses, rng):
         self.n = num_vars
         self.rng = rng
-        self.db = {}                     # id -> distinct literals
+        self.db = {}  # id -> distinct literals
         self.learned = set()
-        self.occ = {}                    # literal -> ids of clauses containing it
+        self.occ = {}  # literal -> ids of clauses containing it
         self.proof = []
         self.next_id = 0
         self.empty = False
@@ -131,7 +133,7 @@ class _Solver:
         for lit in lits:
             self.occ[lit].discard(cid)
         shown = list(lits)
-        self.rng.shuffle(shown)              # a delete matches the literal set
+        self.rng.shuffle(shown)  # a delete matches the literal set
         if shown and self.rng.random() < 0.1:
             shown.append(shown[0])
         self.proof.append({"delete": shown})
@@ -308,8 +310,11 @@ def cdcl_proof(num_vars, clauses, rng, max_conflicts=150):
 
 
 def _request(num_vars, clauses, proof):
-    return {"cnf": {"num_vars": num_vars, "clauses": [list(c) for c in clauses]},
-            "claim": "unsat", "proof": [dict(s) for s in proof]}
+    return {
+        "cnf": {"num_vars": num_vars, "clauses": [list(c) for c in clauses]},
+        "claim": "unsat",
+        "proof": [dict(s) for s in proof],
+    }
 
 
 def random_request(rng):
@@ -374,10 +379,22 @@ def _random_steps(rng, n, clauses, count):
 
 
 MUTATIONS = (
-    "drop", "swap", "move", "duplicate", "delete_clause", "delete_unit",
-    "delete_absent", "out_of_range", "literal_zero", "tautology",
-    "duplicate_literal", "permute_literals", "empty_in_cnf", "after_empty",
-    "random_add", "truncate",
+    "drop",
+    "swap",
+    "move",
+    "duplicate",
+    "delete_clause",
+    "delete_unit",
+    "delete_absent",
+    "out_of_range",
+    "literal_zero",
+    "tautology",
+    "duplicate_literal",
+    "permute_literals",
+    "empty_in_cnf",
+    "after_empty",
+    "random_add",
+    "truncate",
 )
 
 
@@ -432,12 +449,12 @@ def mutate(request, rng, kind=None):
         proof.insert(pos, {rng.choice(("add", "add", "delete")): lits})
     elif kind == "duplicate_literal" and proof:
         step = proof[some_step()]
-        (_, lits), = step.items()
+        ((_, lits),) = step.items()
         if lits:
             lits.insert(rng.randint(0, len(lits)), rng.choice(lits))
     elif kind == "permute_literals" and proof:
         step = proof[some_step()]
-        (_, lits), = step.items()
+        ((_, lits),) = step.items()
         rng.shuffle(lits)
     elif kind == "empty_in_cnf":
         clauses.insert(rng.randint(0, len(clauses)), [])
@@ -447,7 +464,7 @@ def mutate(request, rng, kind=None):
     elif kind == "random_add":
         proof.insert(pos, {"add": _random_clause(rng, n)})
     elif kind == "truncate" and proof:
-        del proof[rng.randint(0, len(proof) - 1):]
+        del proof[rng.randint(0, len(proof) - 1) :]
     return out
 
 
@@ -489,7 +506,7 @@ def to_flat(request):
     step_offsets = array("i", [0])
     step_lits = array("i")
     for step in request.get("proof", ()):
-        (key, lits), = step.items()
+        ((key, lits),) = step.items()
         in_range = all(1 <= abs(lit) <= n for lit in lits)
         if key == "add":
             step_kinds.append(STEP_ADD if in_range else STEP_ADD_OUT_OF_RANGE)

@@ -33,6 +33,22 @@ from .limits import Limits
 
 __version__ = "1.0.0"
 
-__all__ = ["CheckError", "Checker", "Deletions", "EngineName", "Explanation", "InvalidInput",
-           "LimitExceeded", "Limits", "Outcome", "Report", "Result", "__version__", "check",
-           "check_json", "explain", "request_from_dimacs", "run"]
+__all__ = [
+    "CheckError",
+    "Checker",
+    "Deletions",
+    "EngineName",
+    "Explanation",
+    "InvalidInput",
+    "LimitExceeded",
+    "Limits",
+    "Outcome",
+    "Report",
+    "Result",
+    "__version__",
+    "check",
+    "check_json",
+    "explain",
+    "request_from_dimacs",
+    "run",
+]

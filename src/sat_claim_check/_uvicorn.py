@@ -48,9 +48,15 @@ PIPELINE_BYTES = 256 * 1024
 _RESET = struct.pack("ii", 1, 0)
 
 
-def serve(application: Any, *, host: str = "127.0.0.1", port: int = 8000,
-          max_connections: int = 512, header_timeout: float = HEADER_TIMEOUT,
-          access_log: bool = True) -> None:
+def serve(
+    application: Any,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    max_connections: int = 512,
+    header_timeout: float = HEADER_TIMEOUT,
+    access_log: bool = True,
+) -> None:
     """Run ``application`` (a ``service.Service``) on uvicorn until SIGINT or
     SIGTERM; returns None.  ``sat_claim_check.service.serve`` is this.
 
@@ -67,7 +73,8 @@ def serve(application: Any, *, host: str = "127.0.0.1", port: int = 8000,
     (``pip install "sat-claim-check[service]"``).
     """
     if isinstance(header_timeout, bool) or not (
-            isinstance(header_timeout, (int, float)) and header_timeout > 0):
+        isinstance(header_timeout, (int, float)) and header_timeout > 0
+    ):
         raise ValueError(f"header_timeout must be a positive number, got {header_timeout!r}")
     if type(max_connections) is not int or max_connections < 1:
         raise ValueError(f"max_connections must be an int >= 1, got {max_connections!r}")
@@ -75,14 +82,25 @@ def serve(application: Any, *, host: str = "127.0.0.1", port: int = 8000,
         import uvicorn
         from uvicorn.config import LOGGING_CONFIG
     except ImportError as exc:
-        raise ImportError('sat-claim-check serve needs uvicorn: '
-                          'pip install "sat-claim-check[service]"') from exc
-    log_config = {**LOGGING_CONFIG, "loggers": {
-        **LOGGING_CONFIG["loggers"],
-        "sat_claim_check": {"handlers": ["default"], "level": "INFO", "propagate": False}}}
-    config = uvicorn.Config(application, host=host, port=port, lifespan="on",
-                            log_config=log_config, access_log=access_log,
-                            http=bounded_protocol(max_connections, float(header_timeout)))
+        raise ImportError(
+            'sat-claim-check serve needs uvicorn: pip install "sat-claim-check[service]"'
+        ) from exc
+    log_config = {
+        **LOGGING_CONFIG,
+        "loggers": {
+            **LOGGING_CONFIG["loggers"],
+            "sat_claim_check": {"handlers": ["default"], "level": "INFO", "propagate": False},
+        },
+    }
+    config = uvicorn.Config(
+        application,
+        host=host,
+        port=port,
+        lifespan="on",
+        log_config=log_config,
+        access_log=access_log,
+        http=bounded_protocol(max_connections, float(header_timeout)),
+    )
     uvicorn.Server(config).run()
 
 
@@ -94,12 +112,14 @@ def _base_protocol() -> tuple[type[Any], bool]:
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
     except ImportError:
         from uvicorn.protocols.http.h11_impl import H11Protocol
+
         return H11Protocol, False
     return HttpToolsProtocol, True
 
 
-def bounded_protocol(max_connections: int, header_timeout: float,
-                     base: type[Any] | None = None) -> type[Any]:
+def bounded_protocol(
+    max_connections: int, header_timeout: float, base: type[Any] | None = None
+) -> type[Any]:
     """A subclass of uvicorn's HTTP protocol (``base``, or the one uvicorn would
     pick) with the header deadline, the read-ahead bound and the connection cap
     of the module's docstring; for ``uvicorn.Config(http=...)``."""
@@ -140,11 +160,12 @@ def bounded_protocol(max_connections: int, header_timeout: float,
             super().connection_lost(exc)
 
         def pause_writing(self) -> None:
-            super().pause_writing()     # the client is not reading: it has a deadline
+            super().pause_writing()  # the client is not reading: it has a deadline
             if self._write_deadline is None:
                 self._waiting_since = time.monotonic()
                 self._write_deadline = asyncio.get_running_loop().call_later(
-                    header_timeout, self._too_slow)
+                    header_timeout, self._too_slow
+                )
 
         def resume_writing(self) -> None:
             self._disarm_writing()
@@ -158,11 +179,12 @@ def bounded_protocol(max_connections: int, header_timeout: float,
         def on_response_complete(self) -> None:
             super().on_response_complete()
             if self.cycle is None or self.cycle.response_complete:
-                self._arm()     # no pipelined request started: wait for the next one
+                self._arm()  # no pipelined request started: wait for the next one
 
         # -- when a request's headers are complete --------------------------------
 
         if httptools:
+
             def on_headers_complete(self) -> None:
                 super().on_headers_complete()
                 self._disarm()
@@ -170,6 +192,7 @@ def bounded_protocol(max_connections: int, header_timeout: float,
             def held_ahead(self) -> int:
                 return sum(len(cycle.body) + 1024 for cycle, _ in self.pipeline)
         else:
+
             def handle_events(self) -> None:
                 before = self.cycle
                 super().handle_events()
@@ -180,7 +203,7 @@ def bounded_protocol(max_connections: int, header_timeout: float,
                 conn = getattr(self, "conn", None)
                 if conn is None:
                     return 0
-                buffer = getattr(conn, "_receive_buffer", None)    # no copy, where it is
+                buffer = getattr(conn, "_receive_buffer", None)  # no copy, where it is
                 return len(buffer) if buffer is not None else len(conn.trailing_data[0])
 
         # -- the header deadline and the cap -------------------------------------
@@ -188,8 +211,7 @@ def bounded_protocol(max_connections: int, header_timeout: float,
         def _arm(self) -> None:
             self._disarm()
             self._waiting_since = time.monotonic()
-            self._deadline = asyncio.get_running_loop().call_later(
-                header_timeout, self._too_slow)
+            self._deadline = asyncio.get_running_loop().call_later(header_timeout, self._too_slow)
 
         def _disarm(self) -> None:
             if self._deadline is not None:
@@ -220,8 +242,11 @@ def bounded_protocol(max_connections: int, header_timeout: float,
         def _make_room(self) -> None:
             """Drop the connection waiting longest on its client (this one, when
             every other is in a request the server is working on)."""
-            waiting = [c for c in self.connections
-                       if isinstance(c, Bounded) and c is not self and c._waiting()]
+            waiting = [
+                c
+                for c in self.connections
+                if isinstance(c, Bounded) and c is not self and c._waiting()
+            ]
             oldest = min(waiting, key=lambda c: c._waiting_since, default=self)
             oldest._too_slow()
 

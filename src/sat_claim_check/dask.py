@@ -54,14 +54,24 @@ if TYPE_CHECKING:
     from ._core.types import Deletions, EngineName
     from .limits import Limits
 
-__all__ = ["CHUNK_BYTES", "CHUNK_LINES", "KINDS", "RETRIES", "ClusterError", "ClusterOutcome",
-           "ClusterTotals", "check_bag", "connect", "run_batch"]
+__all__ = [
+    "CHUNK_BYTES",
+    "CHUNK_LINES",
+    "KINDS",
+    "RETRIES",
+    "ClusterError",
+    "ClusterOutcome",
+    "ClusterTotals",
+    "check_bag",
+    "connect",
+    "run_batch",
+]
 
-CHUNK_LINES = 64            # lines per task, at most (benchmarks/README.md: per-task cost)
-CHUNK_BYTES = 4 << 20       # bytes of input per task, at most (a longer line goes alone)
-RETRIES = 2                 # a task that raises is run again this many times
+CHUNK_LINES = 64  # lines per task, at most (benchmarks/README.md: per-task cost)
+CHUNK_BYTES = 4 << 20  # bytes of input per task, at most (a longer line goes alone)
+RETRIES = 2  # a task that raises is run again this many times
 LOCAL_ALLOWED_FAILURES = 1  # local:N: a task whose worker died twice is given up
-WAIT_FOR_WORKERS = 60.0     # seconds to wait for a first worker
+WAIT_FOR_WORKERS = 60.0  # seconds to wait for a first worker
 # check_bag(kinds=True): the names of the kinds EXIT_VALID, _NOT_VALID, _REJECTED, FAILED
 KINDS = ("valid", "not_valid", "rejected", "failed")
 
@@ -80,7 +90,7 @@ class ClusterTotals(BatchTotals):
         self.lost: str | None = None
 
 
-ClusterOutcome = ClusterTotals      # the name it has had in this module's API
+ClusterOutcome = ClusterTotals  # the name it has had in this module's API
 
 
 def _require() -> None:
@@ -88,11 +98,13 @@ def _require() -> None:
         import dask.bag  # noqa: F401
         import distributed  # noqa: F401
     except ImportError as exc:
-        raise ImportError(f"the Dask extra is not installed ({exc}): "
-                          "pip install 'sat-claim-check[dask]'") from None
+        raise ImportError(
+            f"the Dask extra is not installed ({exc}): pip install 'sat-claim-check[dask]'"
+        ) from None
 
 
 # -- the cluster ----------------------------------------------------------------
+
 
 def connect(scheduler: str) -> tuple[Any, Any]:
     """(client, cluster) for ``--scheduler``: ``local`` or ``local:N`` starts a
@@ -112,14 +124,21 @@ def connect(scheduler: str) -> tuple[Any, Any]:
             raise ValueError(f"local:N needs a positive number of workers, got {text!r}")
         workers = int(text) if text else available_cpus()
         try:
-            with dask.config.set({"distributed.scheduler.allowed-failures":
-                                  LOCAL_ALLOWED_FAILURES}):
-                cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
-                                       processes=True, host="127.0.0.1",
-                                       dashboard_address=":0", silence_logs=logging.CRITICAL)
-        except Exception as exc:    # no processes, no port: say why, no traceback
-            raise ClusterError(f"cannot start a local cluster of {workers} workers: "
-                               f"{type(exc).__name__}: {exc}") from None
+            with dask.config.set(
+                {"distributed.scheduler.allowed-failures": LOCAL_ALLOWED_FAILURES}
+            ):
+                cluster = LocalCluster(
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=":0",
+                    silence_logs=logging.CRITICAL,
+                )
+        except Exception as exc:  # no processes, no port: say why, no traceback
+            raise ClusterError(
+                f"cannot start a local cluster of {workers} workers: {type(exc).__name__}: {exc}"
+            ) from None
         return Client(cluster), cluster
     try:
         return Client(scheduler, timeout=dask.config.get("distributed.comm.timeouts.connect")), None
@@ -146,13 +165,15 @@ def check_workers(client: Any, engine: EngineName, wait: float = WAIT_FOR_WORKER
         raise ClusterError(f"no worker joined the scheduler within {wait:g} s") from None
     try:
         reports = client.run(_worker_report, engine)
-    except Exception as exc:    # the workers cannot even import sat-claim-check
-        raise ClusterError(f"the workers cannot run sat-claim-check: "
-                           f"{type(exc).__name__}: {exc}") from None
+    except Exception as exc:  # the workers cannot even import sat-claim-check
+        raise ClusterError(
+            f"the workers cannot run sat-claim-check: {type(exc).__name__}: {exc}"
+        ) from None
     for address, (version, problem) in sorted(reports.items()):
         if version != __version__:
-            raise ClusterError(f"the worker {address} runs sat-claim-check {version}, "
-                               f"this batch {__version__}")
+            raise ClusterError(
+                f"the worker {address} runs sat-claim-check {version}, this batch {__version__}"
+            )
         if problem is not None:
             raise ClusterError(f"the worker {address} cannot run the engine: {problem}")
     threads: int = sum(client.nthreads().values())
@@ -160,6 +181,7 @@ def check_workers(client: Any, engine: EngineName, wait: float = WAIT_FOR_WORKER
 
 
 # -- the batch ------------------------------------------------------------------
+
 
 class _Lost(Exception):
     """The scheduler forgot a task: it restarted, or the connection to it broke."""
@@ -193,19 +215,29 @@ class _Chunks:
                     self.done = True
                     break
             if chunk and size + len(item[1]) > self._max_bytes:
-                self._next = item       # the first line of the next chunk
+                self._next = item  # the first line of the next chunk
                 break
             chunk.append(item)
             size += len(item[1])
         return chunk or None
 
 
-def run_batch(stream: IO[bytes], out: IO[str], *, client: Any, engine: EngineName = "auto",
-              limits: Limits | None = None, manifest: str | os.PathLike[str] | None = None,
-              progress: BatchProgress | None = None, chunk_lines: int = CHUNK_LINES,
-              chunk_bytes: int = CHUNK_BYTES, window: int | None = None,
-              retries: int = RETRIES, deletions: Deletions = "strict",
-              manifest_root: str | os.PathLike[str] | None = None) -> ClusterTotals:
+def run_batch(
+    stream: IO[bytes],
+    out: IO[str],
+    *,
+    client: Any,
+    engine: EngineName = "auto",
+    limits: Limits | None = None,
+    manifest: str | os.PathLike[str] | None = None,
+    progress: BatchProgress | None = None,
+    chunk_lines: int = CHUNK_LINES,
+    chunk_bytes: int = CHUNK_BYTES,
+    window: int | None = None,
+    retries: int = RETRIES,
+    deletions: Deletions = "strict",
+    manifest_root: str | os.PathLike[str] | None = None,
+) -> ClusterTotals:
     """Check every line of ``stream`` (binary) on the cluster of ``client`` (a
     ``distributed.Client``), writing one line each to ``out``, in input order:
     what ``batch --scheduler`` does, with its guarantees (module docstring).
@@ -233,8 +265,9 @@ def run_batch(stream: IO[bytes], out: IO[str], *, client: Any, engine: EngineNam
         output = OrderedOutput(out, progress, signals)
         outcome = ClusterTotals(output.counts)
         try:
-            _check_on_cluster(client, chunks, output, window, engine, limits, place, retries,
-                              deletions)
+            _check_on_cluster(
+                client, chunks, output, window, engine, limits, place, retries, deletions
+            )
         except WriteError as exc:
             outcome.write_error = exc.error
         except _Lost as exc:
@@ -244,22 +277,31 @@ def run_batch(stream: IO[bytes], out: IO[str], *, client: Any, engine: EngineNam
     return outcome
 
 
-def _check_on_cluster(client: Any, chunks: _Chunks, output: OrderedOutput, window: int,
-                      engine: EngineName, limits: Limits | None, manifest: Manifest | None,
-                      retries: int, deletions: Deletions) -> None:
+def _check_on_cluster(
+    client: Any,
+    chunks: _Chunks,
+    output: OrderedOutput,
+    window: int,
+    engine: EngineName,
+    limits: Limits | None,
+    manifest: Manifest | None,
+    retries: int,
+    deletions: Deletions,
+) -> None:
     from distributed import as_completed
 
-    tasks: dict[Any, list[Numbered]] = {}   # future -> its numbered lines
+    tasks: dict[Any, list[Numbered]] = {}  # future -> its numbered lines
     finished = as_completed()
-    unwritten: deque[int] = deque()         # the last line of each chunk not yet written
+    unwritten: deque[int] = deque()  # the last line of each chunk not yet written
     # Lines of chunks that Dask gave up on, checked one at a time on an otherwise
     # idle cluster: a worker's death then counts against its one line only (every
     # task a dying worker holds counts one death, innocent or not).
     suspects: deque[Numbered] = deque()
 
     def submit(lines: list[Numbered]) -> None:
-        future = client.submit(check_lines, engine, limits, deletions, lines, manifest,
-                               pure=False, retries=retries)
+        future = client.submit(
+            check_lines, engine, limits, deletions, lines, manifest, pure=False, retries=retries
+        )
         tasks[future] = lines
         finished.add(future)
 
@@ -269,20 +311,23 @@ def _check_on_cluster(client: Any, chunks: _Chunks, output: OrderedOutput, windo
             for (number, _), checked in zip(lines, results):
                 output.put(number, checked)
         elif future.status == "error":
-            if len(lines) > 1:          # which line was it? each one alone will tell
+            if len(lines) > 1:  # which line was it? each one alone will tell
                 suspects.extend(lines)
                 return
             number, line = lines[0]
-            assert not isinstance(line, Span)       # the cluster's lines are read here
-            output.put(number, unfinished(number, line, _failure(future.exception()),
-                                          manifest is not None))
+            assert not isinstance(line, Span)  # the cluster's lines are read here
+            output.put(
+                number, unfinished(number, line, _failure(future.exception()), manifest is not None)
+            )
         elif future.status in ("lost", "pending"):
             # Its result was on a worker that died since: the scheduler runs it again.
             tasks[future] = lines
             finished.add(future)
         else:
-            raise _Lost(f"the scheduler lost the task of line {lines[0][0]} "
-                        f"({future.status}): it restarted, or the connection broke")
+            raise _Lost(
+                f"the scheduler lost the task of line {lines[0][0]} "
+                f"({future.status}): it restarted, or the connection broke"
+            )
 
     try:
         while True:
@@ -297,7 +342,7 @@ def _check_on_cluster(client: Any, chunks: _Chunks, output: OrderedOutput, windo
             if suspects and not tasks:
                 submit([suspects.popleft()])
             if not tasks:
-                return              # the input is done, and every line is written
+                return  # the input is done, and every line is written
             future = next(finished)
             settle(future, tasks.pop(future))
             output.write_ready()
@@ -333,10 +378,17 @@ def _failure(exc: BaseException | None) -> str:
 
 # -- dask.bag -------------------------------------------------------------------
 
-def check_bag(bag: Any, *, engine: EngineName = "auto", limits: Limits | None = None,
-              manifest: str | os.PathLike[str] | None = None, kinds: bool = False,
-              deletions: Deletions = "strict",
-              manifest_root: str | os.PathLike[str] | None = None) -> Any:
+
+def check_bag(
+    bag: Any,
+    *,
+    engine: EngineName = "auto",
+    limits: Limits | None = None,
+    manifest: str | os.PathLike[str] | None = None,
+    kinds: bool = False,
+    deletions: Deletions = "strict",
+    manifest_root: str | os.PathLike[str] | None = None,
+) -> Any:
     """A ``dask.bag.Bag`` of the output lines (str, no newline) of ``bag``'s
     elements, one each, in order, as ``batch`` writes them.
 
@@ -361,34 +413,43 @@ def check_bag(bag: Any, *, engine: EngineName = "auto", limits: Limits | None = 
     import dask.bag as db
 
     if not isinstance(bag, db.Bag):
-        raise TypeError(f"check_bag takes a dask.bag.Bag, got {type(bag).__name__} "
-                        "(make one with dask.bag.from_sequence or dask.bag.read_text)")
+        raise TypeError(
+            f"check_bag takes a dask.bag.Bag, got {type(bag).__name__} "
+            "(make one with dask.bag.from_sequence or dask.bag.read_text)"
+        )
     if not isinstance(kinds, bool):
         raise TypeError(f"kinds must be True or False, got {kinds!r}")
     place = _checked_arguments(engine, limits, deletions, manifest, manifest_root)
     parts = bag.map_partitions(list).to_delayed()
     checked = []
-    offset: Any = 0         # elements before the partition: a Delayed after the first
+    offset: Any = 0  # elements before the partition: a Delayed after the first
     for part in parts:
-        checked.append(dask.delayed(_check_partition, pure=True)(
-            part, offset, engine, limits, place, kinds, deletions))
+        checked.append(
+            dask.delayed(_check_partition, pure=True)(
+                part, offset, engine, limits, place, kinds, deletions
+            )
+        )
         offset = dask.delayed(_after, pure=True)(offset, part)
     return db.from_delayed(checked)
 
 
-def _checked_arguments(engine: object, limits: object, deletions: object,
-                       manifest: str | os.PathLike[str] | None,
-                       root: str | os.PathLike[str] | None) -> Manifest | None:
+def _checked_arguments(
+    engine: object,
+    limits: object,
+    deletions: object,
+    manifest: str | os.PathLike[str] | None,
+    root: str | os.PathLike[str] | None,
+) -> Manifest | None:
     """Check the arguments every line would use, here rather than on each line;
     return where the manifest's paths lead (None without a manifest)."""
     if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, "
-                         f"got {engine!r}")
-    checked_settings(limits, deletions)     # the engine is the workers' to choose
+        raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
+    checked_settings(limits, deletions)  # the engine is the workers' to choose
     for name, value in (("manifest", manifest), ("manifest_root", root)):
         if value is not None and not isinstance(value, (str, os.PathLike)):
-            raise TypeError(f"{name} must be a directory (a str or a path), "
-                            f"got {type(value).__name__}")
+            raise TypeError(
+                f"{name} must be a directory (a str or a path), got {type(value).__name__}"
+            )
     if manifest is None:
         if root is not None:
             raise ValueError("manifest_root needs manifest (the manifest's directory)")
@@ -396,8 +457,13 @@ def _checked_arguments(engine: object, limits: object, deletions: object,
     return Manifest(os.path.abspath(manifest), None if root is None else manifest_root(root))
 
 
-def check_lines(engine: EngineName, limits: Limits | None, deletions: Deletions,
-                lines: list[Numbered], manifest: Manifest | None) -> list[Checked]:
+def check_lines(
+    engine: EngineName,
+    limits: Limits | None,
+    deletions: Deletions,
+    lines: list[Numbered],
+    manifest: Manifest | None,
+) -> list[Checked]:
     """A task on a worker: the answers of a chunk's lines, with the engine the
     worker chooses for ``engine``."""
     return protocol.check_lines(Options.of(engine, limits, deletions), lines, None, manifest)
@@ -407,9 +473,15 @@ def _after(offset: int, part: list[Any]) -> int:
     return offset + len(part)
 
 
-def _check_partition(part: Iterable[Any], offset: int, engine: EngineName,
-                     limits: Limits | None, manifest: Manifest | None,
-                     kinds: bool, deletions: Deletions = "strict") -> list[Any]:
+def _check_partition(
+    part: Iterable[Any],
+    offset: int,
+    engine: EngineName,
+    limits: Limits | None,
+    manifest: Manifest | None,
+    kinds: bool,
+    deletions: Deletions = "strict",
+) -> list[Any]:
     options = Options.of(engine, limits, deletions)
     out: list[Any] = []
     for number, element in enumerate(part, offset + 1):
@@ -431,4 +503,3 @@ def _as_line(element: Any) -> bytes:
     if isinstance(element, (bytes, bytearray)):
         return bytes(element[:-1] if element.endswith(b"\n") else element)
     return dumps(element).encode("utf-8", "surrogatepass")
-

@@ -221,9 +221,15 @@ def run_files(
     OSError when a file cannot be read and CheckError on a rejected request.
     """
     _check_texts(proof_path, model_path)
-    return files_report(Options.of(engine, limits, deletions, progress), cnf_path, proof_path,
-                        model_path, max_bytes=max_bytes, reading=reading,
-                        proof_format=proof_format)
+    return files_report(
+        Options.of(engine, limits, deletions, progress),
+        cnf_path,
+        proof_path,
+        model_path,
+        max_bytes=max_bytes,
+        reading=reading,
+        proof_format=proof_format,
+    )
 
 
 def check_files(
@@ -241,9 +247,15 @@ def check_files(
 ) -> Report:
     """run_files() for an unsat claim, the proof checked as it is read; ``memo``
     keeps the steps ``--explain`` names."""
-    return files_report(Options.of(engine, limits, deletions, progress), cnf_path, proof_path,
-                        max_bytes=max_bytes, reading=reading, memo=memo,
-                        proof_format=proof_format)
+    return files_report(
+        Options.of(engine, limits, deletions, progress),
+        cnf_path,
+        proof_path,
+        max_bytes=max_bytes,
+        reading=reading,
+        memo=memo,
+        proof_format=proof_format,
+    )
 
 
 def run_parsed(
@@ -258,10 +270,17 @@ def run_parsed(
     return parsed_report(parsed, Options.of(engine, limits, deletions, progress))
 
 
-def files_report(options: Options, cnf_path: Input, proof_path: Input | None = None,
-                 model_path: Input | None = None, *, max_bytes: int | None = None,
-                 reading: Reading | None = None, memo: StepMemo | None = None,
-                 proof_format: ProofFormat = "auto") -> Report:
+def files_report(
+    options: Options,
+    cnf_path: Input,
+    proof_path: Input | None = None,
+    model_path: Input | None = None,
+    *,
+    max_bytes: int | None = None,
+    reading: Reading | None = None,
+    memo: StepMemo | None = None,
+    proof_format: ProofFormat = "auto",
+) -> Report:
     """The Report of a CNF file with a proof or a model file (as ``run_files``),
     under ``options``, made once by the door that takes the files."""
     _check_texts(proof_path, model_path)

@@ -33,8 +33,12 @@ class CheckError(ValueError):
 
     def to_dict(self) -> dict[str, Any]:
         """Return the error object: a new dict with the keys in contract order."""
-        return {"error": self.error, "field": self.field, "path": self.path,
-                "message": self.message}
+        return {
+            "error": self.error,
+            "field": self.field,
+            "path": self.path,
+            "message": self.message,
+        }
 
     def _arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
         """The positional and keyword arguments that build an equal error."""
@@ -55,8 +59,7 @@ class CheckError(ValueError):
         return hash((type(self), args, tuple(sorted(kwargs.items()))))
 
 
-def _rebuild(cls: type[CheckError], args: tuple[Any, ...],
-             kwargs: dict[str, Any]) -> CheckError:
+def _rebuild(cls: type[CheckError], args: tuple[Any, ...], kwargs: dict[str, Any]) -> CheckError:
     return cls(*args, **kwargs)
 
 
@@ -93,8 +96,17 @@ class LimitExceeded(CheckError):
     # checking it (``actual <= max``): raising the limits cannot help.
     out_of_memory: bool = False
 
-    def __init__(self, field: str | None, path: str, message: str, *, limit: str, max: int,
-                 actual: int | None = None, step_index: int | None = None) -> None:
+    def __init__(
+        self,
+        field: str | None,
+        path: str,
+        message: str,
+        *,
+        limit: str,
+        max: int,
+        actual: int | None = None,
+        step_index: int | None = None,
+    ) -> None:
         super().__init__(field, path, message)
         self.limit = limit
         self.max = max
@@ -103,8 +115,13 @@ class LimitExceeded(CheckError):
 
     def to_dict(self) -> dict[str, Any]:
         """Return the error object, with ``actual`` or (for the work limit) ``step_index``."""
-        out: dict[str, Any] = {"error": self.error, "field": self.field, "path": self.path,
-                               "limit": self.limit, "max": self.max}
+        out: dict[str, Any] = {
+            "error": self.error,
+            "field": self.field,
+            "path": self.path,
+            "limit": self.limit,
+            "max": self.max,
+        }
         if self.limit == "max_propagation_work":
             out["step_index"] = self.step_index
         else:
@@ -114,5 +131,8 @@ class LimitExceeded(CheckError):
 
     def _arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
         return (self.field, self.path, self.message), {
-            "limit": self.limit, "max": self.max, "actual": self.actual,
-            "step_index": self.step_index}
+            "limit": self.limit,
+            "max": self.max,
+            "actual": self.actual,
+            "step_index": self.step_index,
+        }

@@ -43,7 +43,8 @@ class Limits:
             value = getattr(self, f.name)
             if type(value) is not int or not 0 <= value <= CEILINGS[f.name]:
                 raise ValueError(
-                    f"Limits.{f.name} must be an int in 0..{CEILINGS[f.name]}, got {value!r}")
+                    f"Limits.{f.name} must be an int in 0..{CEILINGS[f.name]}, got {value!r}"
+                )
 
     @classmethod
     def unlimited(cls) -> Limits:

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_VAR", "request_from_pysat", "request_from_solver"]
 
-MAX_VAR = CEILINGS["max_vars"]      # 2**30 - 1
+MAX_VAR = CEILINGS["max_vars"]  # 2**30 - 1
 
 
 def _kind(value: object) -> str:
@@ -62,8 +62,10 @@ def _checked_num_vars(value: object, name: str) -> int:
 def _checked_clauses(clauses: object) -> list[list[int]]:
     """The clauses as lists of plain ints, or raise naming the first bad item."""
     if isinstance(clauses, (str, bytes, bytearray)) or not isinstance(clauses, Sequence):
-        raise TypeError("the formula must be a pysat.formula.CNF or a sequence of clauses, "
-                        f"not {_kind(clauses)}")
+        raise TypeError(
+            "the formula must be a pysat.formula.CNF or a sequence of clauses, "
+            f"not {_kind(clauses)}"
+        )
     out: list[list[int]] = []
     for i, clause in enumerate(clauses):
         if isinstance(clause, (str, bytes, bytearray)) or not isinstance(clause, Sequence):
@@ -73,8 +75,10 @@ def _checked_clauses(clauses: object) -> list[list[int]]:
             if isinstance(lit, bool) or not isinstance(lit, int):
                 raise TypeError(f"clause {i}, literal {j}: {lit!r} is not an int")
             if not 0 < abs(lit) <= MAX_VAR:
-                raise ValueError(f"clause {i}, literal {j}: {lit} is out of range "
-                                 f"(a literal is nonzero with abs(lit) <= {MAX_VAR})")
+                raise ValueError(
+                    f"clause {i}, literal {j}: {lit} is out of range "
+                    f"(a literal is nonzero with abs(lit) <= {MAX_VAR})"
+                )
             lits.append(int(lit))
         out.append(lits)
     return out
@@ -111,12 +115,19 @@ def _unrename(lits: list[int], used: list[int] | None) -> list[int]:
     if used is None:
         return lits
     k, shift = len(used), used[-1] - len(used)
-    return [(used[abs(lit) - 1] if abs(lit) <= k else abs(lit) + shift) * (1 if lit > 0 else -1)
-            for lit in lits]
+    return [
+        (used[abs(lit) - 1] if abs(lit) <= k else abs(lit) + shift) * (1 if lit > 0 else -1)
+        for lit in lits
+    ]
 
 
-def request_from_pysat(formula: CNF | Iterable[Iterable[int]], solver_name: str = "glucose3", *,
-                       add_empty_clause: bool = True, **solver_options: Any) -> dict[str, Any]:
+def request_from_pysat(
+    formula: CNF | Iterable[Iterable[int]],
+    solver_name: str = "glucose3",
+    *,
+    add_empty_clause: bool = True,
+    **solver_options: Any,
+) -> dict[str, Any]:
     """Solve ``formula`` with PySAT and return the request certifying the answer (a dict).
 
     ``formula`` is a ``pysat.formula.CNF`` (its ``nv`` gives num_vars when
@@ -142,12 +153,14 @@ def request_from_pysat(formula: CNF | Iterable[Iterable[int]], solver_name: str 
     used = _renaming(clauses)
     if used is not None:
         index = {var: k for k, var in enumerate(used, 1)}
-        solver_clauses = [[index[lit] if lit > 0 else -index[-lit] for lit in clause]
-                          for clause in clauses]
+        solver_clauses = [
+            [index[lit] if lit > 0 else -index[-lit] for lit in clause] for clause in clauses
+        ]
     else:
         solver_clauses = clauses
-    solver = _new_solver(Solver, name=solver_name, bootstrap_with=solver_clauses,
-                         with_proof=True, **solver_options)
+    solver = _new_solver(
+        Solver, name=solver_name, bootstrap_with=solver_clauses, with_proof=True, **solver_options
+    )
     with solver:
         solver.solve()
         return _request(solver, num_vars, clauses, used, add_empty_clause)
@@ -166,9 +179,11 @@ def _new_solver(make: type[Solver], **arguments: Any) -> Solver:
 
     def quiet(unraisable: Any) -> None:
         where = unraisable.object
-        if not (isinstance(unraisable.exc_value, AttributeError)
-                and getattr(where, "__qualname__", "").endswith(".__del__")
-                and getattr(where, "__module__", "").startswith("pysat")):
+        if not (
+            isinstance(unraisable.exc_value, AttributeError)
+            and getattr(where, "__qualname__", "").endswith(".__del__")
+            and getattr(where, "__module__", "").startswith("pysat")
+        ):
             hook(unraisable)
 
     sys.unraisablehook = quiet
@@ -177,16 +192,18 @@ def _new_solver(make: type[Solver], **arguments: Any) -> Solver:
             return make(**arguments)
         except Exception as exc:
             refusal = exc
-        refusal.__traceback__ = None    # its frames, and the half-built solver, go now
+        refusal.__traceback__ = None  # its frames, and the half-built solver, go now
         raise refusal
     finally:
         sys.unraisablehook = hook
 
 
 def request_from_solver(
-        solver: Solver,
-        formula: CNF | Iterable[Iterable[int]] | tuple[int, Iterable[Iterable[int]]], *,
-        add_empty_clause: bool = True) -> dict[str, Any]:
+    solver: Solver,
+    formula: CNF | Iterable[Iterable[int]] | tuple[int, Iterable[Iterable[int]]],
+    *,
+    add_empty_clause: bool = True,
+) -> dict[str, Any]:
     """Return the request (a dict) for a PySAT solver that has run ``solve()`` on ``formula``.
 
     The solver must have been created with ``with_proof=True`` for an unsat
@@ -222,18 +239,27 @@ def request_from_solver(
     if solver.get_status() is False:
         core = solver.get_core()
         if core:
-            raise RuntimeError(f"the solver answered unsat under the assumptions {core}, which "
-                               "does not refute the formula: solve() again without them")
+            raise RuntimeError(
+                f"the solver answered unsat under the assumptions {core}, which "
+                "does not refute the formula: solve() again without them"
+            )
         solver_vars, top = solver.nof_vars(), _top(clauses)
         if solver_vars is not None and not top <= solver_vars <= num_vars:
-            raise RuntimeError(f"the solver has {solver_vars} variables but the formula uses "
-                               f"{top} of {num_vars}: it was given other clauses than the "
-                               "formula; pass all the clauses the solver has")
+            raise RuntimeError(
+                f"the solver has {solver_vars} variables but the formula uses "
+                f"{top} of {num_vars}: it was given other clauses than the "
+                "formula; pass all the clauses the solver has"
+            )
     return _request(solver, num_vars, clauses, None, add_empty_clause)
 
 
-def _request(solver: Solver, num_vars: int, clauses: list[list[int]], used: list[int] | None,
-             add_empty_clause: bool) -> dict[str, Any]:
+def _request(
+    solver: Solver,
+    num_vars: int,
+    clauses: list[list[int]],
+    used: list[int] | None,
+    add_empty_clause: bool,
+) -> dict[str, Any]:
     """The request for the solver's answer; ``used`` maps its variables back."""
     status = solver.get_status()
     request: dict[str, Any] = {"cnf": {"num_vars": num_vars, "clauses": clauses}}
@@ -248,8 +274,11 @@ def _request(solver: Solver, num_vars: int, clauses: list[list[int]], used: list
             raise RuntimeError("the solver kept no proof: create it with with_proof=True")
         steps = drup_arrays(("\n".join(proof) + "\n").encode("ascii"), "<pysat proof>")
         request["claim"] = "unsat"
-        request["proof"] = [{key: _unrename(lits, used)}
-                            for step in proof_steps(*steps) for key, lits in step.items()]
+        request["proof"] = [
+            {key: _unrename(lits, used)}
+            for step in proof_steps(*steps)
+            for key, lits in step.items()
+        ]
         if add_empty_clause and {"add": []} not in request["proof"]:
             request["proof"].append({"add": []})
         return request

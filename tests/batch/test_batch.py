@@ -9,12 +9,17 @@ import sat_claim_check as scc
 from sat_claim_check._core.jsontext import dumps
 from sat_claim_check.cli import main
 
-UNSAT_VALID = {"cnf": {"num_vars": 1, "clauses": [[1], [-1]]}, "claim": "unsat",
-               "proof": [{"add": []}]}
-UNSAT_NOT_RUP = {"cnf": {"num_vars": 2, "clauses": [[1, 2]]}, "claim": "unsat",
-                 "proof": [{"add": [1]}]}
-SAT_VALID = {"cnf": {"num_vars": 2, "clauses": [[1], [-2]]}, "claim": "sat",
-             "assignment": [1, -2]}
+UNSAT_VALID = {
+    "cnf": {"num_vars": 1, "clauses": [[1], [-1]]},
+    "claim": "unsat",
+    "proof": [{"add": []}],
+}
+UNSAT_NOT_RUP = {
+    "cnf": {"num_vars": 2, "clauses": [[1, 2]]},
+    "claim": "unsat",
+    "proof": [{"add": [1]}],
+}
+SAT_VALID = {"cnf": {"num_vars": 2, "clauses": [[1], [-2]]}, "claim": "sat", "assignment": [1, -2]}
 
 
 def line_of(request):
@@ -28,13 +33,13 @@ def run_batch(data: bytes, *args: str) -> tuple[int, list[str], str]:
 
 MIXED = [
     line_of(UNSAT_VALID),
-    "",                                     # a blank line: rejected, never dropped
+    "",  # a blank line: rejected, never dropped
     line_of(UNSAT_NOT_RUP),
-    "{\"cnf\": 1}",
+    '{"cnf": 1}',
     "not json",
     "   ",
     line_of(SAT_VALID),
-    "{\"a\": 1, \"a\": 2}",
+    '{"a": 1, "a": 2}',
     line_of({**SAT_VALID, "assignment": [1, 2]}),
 ]
 
@@ -84,11 +89,14 @@ def test_error_object_is_the_check_error_plus_line():
     assert (obj["limit"], obj["line"], code) == ("max_vars", 1, 2)
 
 
-@pytest.mark.parametrize("requests, code", [
-    ([UNSAT_VALID, SAT_VALID, UNSAT_VALID], 0),
-    ([UNSAT_VALID, UNSAT_NOT_RUP, SAT_VALID], 1),
-    ([], 0),
-])
+@pytest.mark.parametrize(
+    "requests, code",
+    [
+        ([UNSAT_VALID, SAT_VALID, UNSAT_VALID], 0),
+        ([UNSAT_VALID, UNSAT_NOT_RUP, SAT_VALID], 1),
+        ([], 0),
+    ],
+)
 def test_exit_codes_in_process(capsys, tmp_path, requests, code):
     path = tmp_path / "in.jsonl"
     path.write_text("".join(line_of(r) + "\n" for r in requests))
@@ -102,11 +110,12 @@ def test_many_lines_keep_their_order_with_two_jobs():
     requests = []
     for n in range(1, 150):
         cnf = {"num_vars": n, "clauses": [[n], [-n]]}
-        requests.append({"cnf": cnf, "claim": "unsat", "proof": [{"add": []}] if n % 3
-                         else [{"add": [n]}]})
+        requests.append(
+            {"cnf": cnf, "claim": "unsat", "proof": [{"add": []}] if n % 3 else [{"add": [n]}]}
+        )
     data = "".join(line_of(r) + "\n" for r in requests).encode()
     code, lines, err = run_batch(data, "--jobs", "2")
-    assert code == 1        # every third proof never adds the empty clause
+    assert code == 1  # every third proof never adds the empty clause
     assert lines == [dumps(scc.check(r)) for r in requests]
     assert "149 lines: 100 valid, 49 not valid, 0 rejected" in err
 

@@ -42,11 +42,14 @@ HAS_PROC = os.path.isdir("/proc/self")
 TWO_CPUS = available_cpus() >= 2
 needs_workers = pytest.mark.skipif(not TWO_CPUS, reason="--jobs 2 needs two CPUs")
 needs_proc = pytest.mark.skipif(not HAS_PROC, reason="finds the workers in /proc")
-needs_fork = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
-                                reason="the fault injection reaches workers by fork")
+needs_fork = pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(),
+    reason="the fault injection reaches workers by fork",
+)
 
 
 # -- requests and what `check` says of them ------------------------------------
+
 
 def request(n: int) -> dict[str, Any]:
     """A sat request whose result names n (clauses_checked or the failing clause)."""
@@ -68,18 +71,27 @@ def slow_line(pairs: int) -> bytes:
     n = 4000
     clauses = [[-i, i + 1] for i in range(1, n)] + [[-n, -1]]
     proof = [{"add": [-1]}, {"delete": [-1]}] * pairs
-    return json.dumps({"cnf": {"num_vars": n, "clauses": clauses}, "claim": "unsat",
-                       "proof": proof}).encode()
+    return json.dumps(
+        {"cnf": {"num_vars": n, "clauses": clauses}, "claim": "unsat", "proof": proof}
+    ).encode()
 
 
-def in_process(lines: list[bytes], jobs: int, out: Any = None,
-               stream: Any = None, **options: Any) -> tuple[BatchTotals, list[str]]:
+def in_process(
+    lines: list[bytes], jobs: int, out: Any = None, stream: Any = None, **options: Any
+) -> tuple[BatchTotals, list[str]]:
     out = io.StringIO() if out is None else out
     if stream is None:
         stream = io.BytesIO(b"".join(text + b"\n" for text in lines))
-    outcome = run_batch(stream, out, engine="reference", limits=None, jobs=jobs,
-                        progress=BatchProgress(stream, 0), **options)
-    assert multiprocessing.active_children() == []     # no worker outlives the batch
+    outcome = run_batch(
+        stream,
+        out,
+        engine="reference",
+        limits=None,
+        jobs=jobs,
+        progress=BatchProgress(stream, 0),
+        **options,
+    )
+    assert multiprocessing.active_children() == []  # no worker outlives the batch
     return outcome, out.getvalue().splitlines() if isinstance(out, io.StringIO) else []
 
 
@@ -87,11 +99,16 @@ def failure(text: str, number: int) -> str:
     obj = json.loads(text)
     assert list(obj) == ["error", "field", "path", "message", "line"]
     assert (obj["error"], obj["field"], obj["path"], obj["line"]) == (
-        "check_failed", None, "", number)
+        "check_failed",
+        None,
+        "",
+        number,
+    )
     return obj["message"]
 
 
 # -- pickling the errors -------------------------------------------------------
+
 
 def every_subclass(cls: type) -> set[type]:
     found = {cls}
@@ -105,12 +122,11 @@ SAMPLES = [
     CheckError(None, "", "no field"),
     InvalidInput("proof", "/proof/3/add/1", "literal 9 is out of range"),
     InvalidInput(None, "", "malformed JSON"),
-    LimitExceeded("proof", "/proof", "too many", limit="max_proof_steps", max=2000,
-                  actual=2001),
-    LimitExceeded("proof", "/proof/812", "work", limit="max_propagation_work", max=5,
-                  step_index=812),
-    LimitExceeded("cnf", "/cnf", "work", limit="max_propagation_work", max=5,
-                  step_index=None),
+    LimitExceeded("proof", "/proof", "too many", limit="max_proof_steps", max=2000, actual=2001),
+    LimitExceeded(
+        "proof", "/proof/812", "work", limit="max_propagation_work", max=5, step_index=812
+    ),
+    LimitExceeded("cnf", "/cnf", "work", limit="max_propagation_work", max=5, step_index=None),
 ]
 
 
@@ -132,8 +148,15 @@ def test_errors_pickle_to_equal_errors(error, protocol):
 
 def test_errors_differing_in_any_attribute_are_not_equal():
     base = LimitExceeded("proof", "/proof", "m", limit="max_proof_steps", max=2, actual=3)
-    changes = {"field": "cnf", "path": "/cnf", "message": "n", "limit": "max_vars",
-               "max": 4, "actual": 5, "step_index": 1}
+    changes = {
+        "field": "cnf",
+        "path": "/cnf",
+        "message": "n",
+        "limit": "max_vars",
+        "max": 4,
+        "actual": 5,
+        "step_index": 1,
+    }
     for name, value in changes.items():
         other = copy.copy(base)
         setattr(other, name, value)
@@ -150,6 +173,7 @@ def test_an_error_keeps_other_attributes_through_pickle():
 
 # -- a line whose check cannot finish --------------------------------------------
 
+
 def test_memory_error_in_this_process_is_that_lines_error(monkeypatch):
     real = _protocol.check_request
 
@@ -157,6 +181,7 @@ def test_memory_error_in_this_process_is_that_lines_error(monkeypatch):
         if v.clause_lits.tolist() == [1] * 7:
             raise MemoryError
         return real(v, *args)
+
     monkeypatch.setattr(_protocol, "check_request", run)
     outcome, out = in_process([line(n) for n in range(1, 41)], jobs=1)
     assert len(out) == 40
@@ -172,6 +197,7 @@ def test_an_unexpected_exception_is_that_lines_error(monkeypatch):
         if v.clause_lits.tolist() == [1] * 3:
             raise RuntimeError("boom")
         return real(v, *args)
+
     monkeypatch.setattr(_protocol, "check_request", run)
     _, out = in_process([line(n) for n in range(1, 6)], jobs=1)
     message = failure(out[2], 3)
@@ -197,6 +223,7 @@ def fault_injection(monkeypatch, tmp_path):
                 marker.touch()
                 os.kill(os.getpid(), signal.SIGKILL)
         return real(options, number, text, memory)
+
     monkeypatch.setattr(_protocol, "check_line", check_line)
     monkeypatch.setattr(_batch, "_context", lambda: multiprocessing.get_context("fork"))
     return lambda: [int(n) for n in log.read_text().split()] if log.exists() else []
@@ -206,16 +233,17 @@ def fault_injection(monkeypatch, tmp_path):
 def test_a_line_that_kills_its_worker_twice_gets_check_failed(monkeypatch, tmp_path):
     attempts = fault_injection(monkeypatch, tmp_path)
     lines = [line(n) for n in range(1, 101)]
-    lines[40] = DIE             # line 41, inside the second chunk
-    lines[95] = DIE             # line 96, in another chunk
+    lines[40] = DIE  # line 41, inside the second chunk
+    lines[95] = DIE  # line 96, in another chunk
     outcome, out = in_process(lines, jobs=2)
     assert len(out) == 100
     for number in (41, 96):
         message = failure(out[number - 1], number)
         assert f"died {DEATHS} times" in message and "SIGKILL" in message
     want = [expected(n) for n in range(1, 101)]
-    assert [o for i, o in enumerate(out) if i not in (40, 95)] == \
-           [w for i, w in enumerate(want) if i not in (40, 95)]
+    assert [o for i, o in enumerate(out) if i not in (40, 95)] == [
+        w for i, w in enumerate(want) if i not in (40, 95)
+    ]
     # Once in its chunk, then alone until it has killed DEATHS workers.
     assert sorted(attempts()) == [41] * (1 + DEATHS) + [96] * (1 + DEATHS)
     assert outcome.counts[FAILED] == 2 and outcome.signal is None
@@ -228,11 +256,11 @@ def test_a_worker_that_dies_once_costs_no_line(monkeypatch, tmp_path):
     lines[CHUNK_LINES + 3] = b'{"die_once": 1}'
     outcome, out = in_process(lines, jobs=2)
     number = CHUNK_LINES + 4
-    error = json.loads(out[number - 1])     # checked again: its own answer
-    assert (error["error"], error["path"], error["line"]) == ("invalid_input", "/die_once",
-                                                              number)
-    assert out[:number - 1] + out[number:] == [
-        expected(n) for n in range(1, 3 * CHUNK_LINES + 1) if n != number]
+    error = json.loads(out[number - 1])  # checked again: its own answer
+    assert (error["error"], error["path"], error["line"]) == ("invalid_input", "/die_once", number)
+    assert out[: number - 1] + out[number:] == [
+        expected(n) for n in range(1, 3 * CHUNK_LINES + 1) if n != number
+    ]
     assert attempts() == [number, number]
     assert outcome.counts[FAILED] == 0
 
@@ -246,6 +274,7 @@ def test_the_worker_memory_limit_is_named_in_the_message(monkeypatch):
         if v.clause_lits.tolist() == [1] * 2:
             raise MemoryError
         return real(v, *args)
+
     monkeypatch.setattr(_protocol, "check_request", run)
     _, out = in_process([line(n) for n in range(1, 4)], jobs=2, worker_memory=1 << 40)
     assert "ran out of memory (the limit is 1048576 MiB per worker" in failure(out[1], 2)
@@ -253,6 +282,7 @@ def test_the_worker_memory_limit_is_named_in_the_message(monkeypatch):
 
 
 # -- reading and writing faults ------------------------------------------------
+
 
 class FailsAtTheEnd(io.RawIOBase):
     """The bytes of ``data``, then EIO instead of the end of the file."""
@@ -268,14 +298,14 @@ class FailsAtTheEnd(io.RawIOBase):
         if self.pos >= len(self.data):
             raise OSError(errno.EIO, "Input/output error")
         size = min(len(buffer), len(self.data) - self.pos, 1000)
-        buffer[:size] = self.data[self.pos:self.pos + size]
+        buffer[:size] = self.data[self.pos : self.pos + size]
         self.pos += size
         return size
 
 
 @pytest.mark.parametrize("jobs", [1, pytest.param(2, marks=needs_workers)])
 def test_a_read_error_keeps_every_line_read_before_it(jobs):
-    count = CHUNK_LINES + 8     # the last chunk is cut short by the error
+    count = CHUNK_LINES + 8  # the last chunk is cut short by the error
     data = b"".join(line(n) + b"\n" for n in range(1, count + 1))
     stream = io.BufferedReader(FailsAtTheEnd(data))
     outcome, out = in_process([], jobs, stream=stream)
@@ -304,6 +334,7 @@ def test_a_write_error_stops_the_batch_and_its_workers(jobs):
 
 
 # -- the command line, in a subprocess -----------------------------------------
+
 
 def descendants(pid: int) -> set[int]:
     """The processes below ``pid``, from /proc."""
@@ -341,9 +372,13 @@ def assert_all_gone(pids: set[int]) -> None:
 
 
 def start(*args: str, **kw: Any) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen([sys.executable, "-m", "sat_claim_check", "batch", *args],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, **kw)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sat_claim_check", "batch", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        **kw,
+    )
     # A batch that never answers fails its test (its pipes close) instead of hanging it.
     watchdog = threading.Timer(60, proc.kill)
     watchdog.daemon = True
@@ -360,7 +395,7 @@ def finish(proc: subprocess.Popen[bytes], first: list[str]) -> tuple[int, list[s
     """Exit status, every output line and stderr.  Not communicate(): it would
     skip what readline() has buffered."""
     assert proc.stdout is not None and proc.stderr is not None
-    out = proc.stdout.read()        # stderr holds a few lines: it cannot fill its pipe
+    out = proc.stdout.read()  # stderr holds a few lines: it cannot fill its pipe
     err = proc.stderr.read()
     proc.wait(timeout=60)
     for pipe in (proc.stdin, proc.stdout, proc.stderr):
@@ -376,14 +411,16 @@ def workers_of(proc: subprocess.Popen[bytes], count: int) -> set[int]:
     return found
 
 
-SLOW_INPUT = ([line(n) for n in range(1, CHUNK_LINES + 1)] + [slow_line(100)]
-              + [line(n) for n in range(CHUNK_LINES + 2, 4 * CHUNK_LINES + 1)])
+SLOW_INPUT = (
+    [line(n) for n in range(1, CHUNK_LINES + 1)]
+    + [slow_line(100)]
+    + [line(n) for n in range(CHUNK_LINES + 2, 4 * CHUNK_LINES + 1)]
+)
 
 
 def slow_expected() -> list[str]:
     slow = dumps(scc.check(json.loads(SLOW_INPUT[CHUNK_LINES])))
-    return [expected(n) if n != CHUNK_LINES + 1 else slow
-            for n in range(1, len(SLOW_INPUT) + 1)]
+    return [expected(n) if n != CHUNK_LINES + 1 else slow for n in range(1, len(SLOW_INPUT) + 1)]
 
 
 @needs_proc
@@ -392,13 +429,13 @@ def test_kill_9_of_the_workers_loses_no_line():
     proc = start("--jobs", "2", "--engine", "reference")
     proc.stdin.write(b"".join(text + b"\n" for text in SLOW_INPUT))
     proc.stdin.close()
-    first = read_lines(proc, CHUNK_LINES)      # chunk 1 is done: the slow line is not
+    first = read_lines(proc, CHUNK_LINES)  # chunk 1 is done: the slow line is not
     victims = workers_of(proc, 2)
     for pid in victims:
         os.kill(pid, signal.SIGKILL)
     code, out, err = finish(proc, first)
     assert out == slow_expected()
-    assert code == 1 and "Traceback" not in err     # every fifth claim is not valid
+    assert code == 1 and "Traceback" not in err  # every fifth claim is not valid
     assert f"{len(SLOW_INPUT)} lines" in err and "failed" not in err
 
 
@@ -407,10 +444,10 @@ def test_kill_9_of_the_workers_loses_no_line():
 def test_sigterm_writes_the_lines_checked_and_leaves_no_worker():
     proc = start("--jobs", "2")
     proc.stdin.write(b"".join(line(n) + b"\n" for n in range(1, 2 * CHUNK_LINES + 1)))
-    proc.stdin.flush()          # stdin stays open: the batch waits for more
+    proc.stdin.flush()  # stdin stays open: the batch waits for more
     first = read_lines(proc, CHUNK_LINES)
     workers = workers_of(proc, 2)
-    time.sleep(0.5)             # the second chunk is checked too, not yet written
+    time.sleep(0.5)  # the second chunk is checked too, not yet written
     proc.send_signal(signal.SIGTERM)
     code, out, err = finish(proc, first)
     assert code == 143
@@ -422,7 +459,7 @@ def test_sigterm_writes_the_lines_checked_and_leaves_no_worker():
 
 @needs_proc
 def test_sigint_in_process_writes_the_lines_checked():
-    count = CHUNK_LINES + 8     # stdin stays open: every line is written, none waits
+    count = CHUNK_LINES + 8  # stdin stays open: every line is written, none waits
     proc = start("--jobs", "1")
     proc.stdin.write(b"".join(line(n) + b"\n" for n in range(1, count + 1)))
     proc.stdin.flush()
@@ -441,11 +478,11 @@ def test_ctrl_c_to_the_process_group_stops_cleanly():
     proc.stdin.close()
     first = read_lines(proc, CHUNK_LINES)
     workers = workers_of(proc, 2)
-    os.killpg(proc.pid, signal.SIGINT)          # what Ctrl-C in a terminal does
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
     code, out, err = finish(proc, first)
     assert code == 130
     assert CHUNK_LINES <= len(out) < len(SLOW_INPUT)
-    assert out == slow_expected()[:len(out)]
+    assert out == slow_expected()[: len(out)]
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     assert_all_gone(workers)
 
@@ -465,8 +502,11 @@ def test_jobs_above_the_cpus_is_lowered_with_a_note():
     assert f"--jobs {cpus + 60} lowered to {cpus}" in err and code == 1
 
 
-BIG = (b'{"cnf": {"num_vars": 1, "clauses": [' + b",".join([b"[1]"] * 2_000_000)
-       + b']}, "claim": "sat", "assignment": [1]}')
+BIG = (
+    b'{"cnf": {"num_vars": 1, "clauses": ['
+    + b",".join([b"[1]"] * 2_000_000)
+    + b']}, "claim": "sat", "assignment": [1]}'
+)
 
 
 def memory_input() -> bytes:
@@ -482,27 +522,48 @@ def check_memory_output(code: int, out: bytes, err: bytes) -> list[str]:
     return lines
 
 
-@pytest.mark.skipif(not hasattr(_sizing.resource, "RLIMIT_AS") or not sys.platform.startswith(
-    "linux"), reason="needs an enforced RLIMIT_AS")
+@pytest.mark.skipif(
+    not hasattr(_sizing.resource, "RLIMIT_AS") or not sys.platform.startswith("linux"),
+    reason="needs an enforced RLIMIT_AS",
+)
 @needs_workers
 def test_a_line_that_exhausts_a_workers_memory_gets_check_failed():
     # --max-input-bytes: the line must reach the check, not stop at the byte cap.
-    proc = subprocess.run([sys.executable, "-m", "sat_claim_check", "batch", "--jobs", "2",
-                           "--worker-memory", "100", "--max-input-bytes", str(1 << 30)],
-                          input=memory_input(),
-                          capture_output=True, timeout=60)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sat_claim_check",
+            "batch",
+            "--jobs",
+            "2",
+            "--worker-memory",
+            "100",
+            "--max-input-bytes",
+            str(1 << 30),
+        ],
+        input=memory_input(),
+        capture_output=True,
+        timeout=60,
+    )
     lines = check_memory_output(proc.returncode, proc.stdout, proc.stderr)
     assert "100 MiB per worker" in lines[2]
 
 
-@pytest.mark.skipif(not hasattr(_sizing.resource, "RLIMIT_AS") or not sys.platform.startswith(
-    "linux"), reason="needs an enforced RLIMIT_AS")
+@pytest.mark.skipif(
+    not hasattr(_sizing.resource, "RLIMIT_AS") or not sys.platform.startswith("linux"),
+    reason="needs an enforced RLIMIT_AS",
+)
 def test_a_line_that_exhausts_memory_in_process_gets_check_failed():
     def limit() -> None:
         rlimit = _sizing.resource.RLIMIT_AS
         _sizing.resource.setrlimit(rlimit, (150 << 20, _sizing.resource.getrlimit(rlimit)[1]))
-    proc = subprocess.run([sys.executable, "-m", "sat_claim_check", "batch",
-                           "--max-input-bytes", str(1 << 30)],
-                          input=memory_input(), capture_output=True, timeout=60,
-                          preexec_fn=limit)
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "sat_claim_check", "batch", "--max-input-bytes", str(1 << 30)],
+        input=memory_input(),
+        capture_output=True,
+        timeout=60,
+        preexec_fn=limit,
+    )
     check_memory_output(proc.returncode, proc.stdout, proc.stderr)

@@ -29,8 +29,7 @@ from sat_claim_check._core.jsontext import dumps
 
 EXAMPLES = REPO / "examples"
 SAT = {"cnf": {"num_vars": 2, "clauses": [[1], [-2]]}, "claim": "sat", "assignment": [1, -2]}
-NOT_RUP = {"cnf": {"num_vars": 2, "clauses": [[1, 2]]}, "claim": "unsat",
-           "proof": [{"add": [1]}]}
+NOT_RUP = {"cnf": {"num_vars": 2, "clauses": [[1, 2]]}, "claim": "unsat", "proof": [{"add": [1]}]}
 OVER = {"cnf": {"num_vars": 10**9, "clauses": []}, "claim": "sat", "assignment": []}
 BAD = {"cnf": {"num_vars": 1, "clauses": [[2]]}, "claim": "sat", "assignment": [1]}
 
@@ -43,13 +42,12 @@ def batch(data: bytes, *args: str, cwd: Path | None = None) -> tuple[int, list[s
 
 def jsonl(values: list[Any]) -> bytes:
     """JSON Lines of the values; bytes go in as they are (raw lines)."""
-    return b"".join((v if isinstance(v, bytes) else json.dumps(v).encode()) + b"\n"
-                    for v in values)
+    return b"".join((v if isinstance(v, bytes) else json.dumps(v).encode()) + b"\n" for v in values)
 
 
 # -- envelopes -------------------------------------------------------------------
 
-IDS: list[Any] = ["a", 7, -3, "", "ü \"quoted\"", 10**30]
+IDS: list[Any] = ["a", 7, -3, "", 'ü "quoted"', 10**30]
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
@@ -65,11 +63,14 @@ def test_an_envelope_answers_as_its_request_with_the_id_first(jobs: str) -> None
         assert next(iter(json.loads(got))) == "id"
 
 
-@pytest.mark.parametrize("value", [
-    {"id": 1},                                          # no request: a request with key id
-    {"id": 1, "request": SAT, "extra": 2},              # one key more: likewise
-    {"request": SAT},
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"id": 1},  # no request: a request with key id
+        {"id": 1, "request": SAT, "extra": 2},  # one key more: likewise
+        {"request": SAT},
+    ],
+)
 def test_an_object_that_is_not_exactly_an_envelope_is_a_request(value: Any) -> None:
     code, out = batch(jsonl([value]))
     error = json.loads(out[0])
@@ -87,40 +88,49 @@ def test_an_envelope_id_must_be_a_string_or_an_integer(ident: Any) -> None:
     assert "string or an integer" in error["message"]
 
 
-@pytest.mark.parametrize("text, manifest, want", [
-    (b'{"id": "x", "request": {"id": "inner", "cnf": {}}}', False, "x"),
-    (b'{"request": {"cnf": {"id": 5}}, "id": 12}', False, 12),
-    (b'{"id": "a\\"b\\\\", "request": ["id", {"}": "{"}]}', False, 'a"b\\'),
-    (b'{"id": "\\u00fc", "request": 1}', False, "\u00fc"),
-    (b'{"id": 1.5, "request": 1}', False, None),
-    (b'{"id": true, "request": 1}', False, None),
-    (b'{"id": "x", "request": 1, "more": 2}', False, None),     # not an envelope
-    (b'{"id": "x"}', False, None),
-    (b'{"id": "x", "id": "y", "request": 1}', False, None),     # a repeated key
-    (b'{"id": "x", "request": {"cnf": ', False, None),          # cut short
-    (b'["id", "request"]', False, None),
-    (b'{"id": "m", "cnf": "a.cnf", "proof": "a.drup"}', True, "m"),
-    (b'{"id": "m", "cnf": "a.cnf", "proof": "a.drup"}', False, None),
-    (b'{"cnf": "a.cnf", "proof": "a.drup"}', True, None),
-])
-def test_the_id_of_a_line_is_read_without_parsing_it(text: bytes, manifest: bool,
-                                                     want: Any) -> None:
+@pytest.mark.parametrize(
+    "text, manifest, want",
+    [
+        (b'{"id": "x", "request": {"id": "inner", "cnf": {}}}', False, "x"),
+        (b'{"request": {"cnf": {"id": 5}}, "id": 12}', False, 12),
+        (b'{"id": "a\\"b\\\\", "request": ["id", {"}": "{"}]}', False, 'a"b\\'),
+        (b'{"id": "\\u00fc", "request": 1}', False, "\u00fc"),
+        (b'{"id": 1.5, "request": 1}', False, None),
+        (b'{"id": true, "request": 1}', False, None),
+        (b'{"id": "x", "request": 1, "more": 2}', False, None),  # not an envelope
+        (b'{"id": "x"}', False, None),
+        (b'{"id": "x", "id": "y", "request": 1}', False, None),  # a repeated key
+        (b'{"id": "x", "request": {"cnf": ', False, None),  # cut short
+        (b'["id", "request"]', False, None),
+        (b'{"id": "m", "cnf": "a.cnf", "proof": "a.drup"}', True, "m"),
+        (b'{"id": "m", "cnf": "a.cnf", "proof": "a.drup"}', False, None),
+        (b'{"cnf": "a.cnf", "proof": "a.drup"}', True, None),
+    ],
+)
+def test_the_id_of_a_line_is_read_without_parsing_it(
+    text: bytes, manifest: bool, want: Any
+) -> None:
     assert line_id(text, manifest) == want
 
 
-@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
-                    reason="the fault injection reaches workers by fork")
+@pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(),
+    reason="the fault injection reaches workers by fork",
+)
 @pytest.mark.skipif(available_cpus() < 2, reason="--jobs 2 needs two CPUs")
 def test_a_line_that_kills_its_workers_keeps_its_id(monkeypatch: pytest.MonkeyPatch) -> None:
     kill_workers_on(monkeypatch, b"kill-me")
-    killer = {"id": "kill-me", "request": {"cnf": {"num_vars": 1, "clauses": [[1]]},
-                                           "claim": "sat", "assignment": [1]}}
+    killer = {
+        "id": "kill-me",
+        "request": {"cnf": {"num_vars": 1, "clauses": [[1]]}, "claim": "sat", "assignment": [1]},
+    }
     lines = [json.dumps({"id": n, "request": SAT}).encode() for n in range(5)]
     lines.insert(2, json.dumps(killer).encode())
     stream = io.BytesIO(b"".join(text + b"\n" for text in lines))
     out = io.StringIO()
-    outcome = _batch.run_batch(stream, out, engine="reference", limits=None, jobs=2,
-                               progress=BatchProgress(stream, 0))
+    outcome = _batch.run_batch(
+        stream, out, engine="reference", limits=None, jobs=2, progress=BatchProgress(stream, 0)
+    )
     got = out.getvalue().splitlines()
     failed = json.loads(got[2])
     assert list(failed) == ["id", "error", "field", "path", "message", "line"]
@@ -131,11 +141,12 @@ def test_a_line_that_kills_its_workers_keeps_its_id(monkeypatch: pytest.MonkeyPa
 
 # -- manifests -------------------------------------------------------------------
 
+
 @pytest.fixture()
 def files(tmp_path: Path) -> Path:
     """A directory with the examples' CNF files and proofs (one gzip-compressed),
     a model, and malformed files."""
-    if not EXAMPLES.is_dir():       # the tests of an installed wheel, copied without examples/
+    if not EXAMPLES.is_dir():  # the tests of an installed wheel, copied without examples/
         pytest.skip("examples/ is not beside the tests")
     shutil.copy(EXAMPLES / "php5.cnf", tmp_path / "php5.cnf")
     shutil.copy(EXAMPLES / "tseitin.cnf", tmp_path / "tseitin.cnf")
@@ -147,7 +158,7 @@ def files(tmp_path: Path) -> Path:
     (tmp_path / "broken.drup").write_text("1 x 0\n")
     (tmp_path / "broken.gz").write_bytes(b"\x1f\x8b not gzip")
     (tmp_path / "range.drup").write_text("7 0\n0\n")
-    (tmp_path / "huge.cnf").write_text("p cnf 200000000 0\n")       # over max_vars
+    (tmp_path / "huge.cnf").write_text("p cnf 200000000 0\n")  # over max_vars
     return tmp_path
 
 
@@ -161,7 +172,7 @@ def manifest_lines(files: Path) -> list[Any]:
     return [
         {"id": "php5", "cnf": "php5.cnf", "proof": "php5.drup.gz"},
         {"id": 2, "cnf": "tseitin.cnf", "proof": "tseitin.drup"},
-        {"cnf": str(files / "tiny.cnf"), "model": "tiny.model"},     # absolute, no id
+        {"cnf": str(files / "tiny.cnf"), "model": "tiny.model"},  # absolute, no id
         {"id": "wrong", "cnf": "tiny.cnf", "model": "wrong.model"},
         {"id": "huge", "cnf": "huge.cnf", "model": "tiny.model"},
         {"id": "gone", "cnf": "tiny.cnf", "proof": "missing.drup"},
@@ -184,15 +195,19 @@ def manifest_lines(files: Path) -> list[Any]:
 def test_a_manifest_checks_each_lines_files(files: Path, tmp_path_factory: Any) -> None:
     manifest = files / "list.jsonl"
     manifest.write_bytes(jsonl(manifest_lines(files)))
-    elsewhere = tmp_path_factory.mktemp("elsewhere")    # paths are the manifest's, not cwd's
+    elsewhere = tmp_path_factory.mktemp("elsewhere")  # paths are the manifest's, not cwd's
     code, out = batch(b"", "--manifest", str(manifest), cwd=elsewhere)
     assert code == 2 and len(out) == len(manifest_lines(files))
     got = [json.loads(text) for text in out]
 
     # Results and contract errors: request --check's line for the same files, id first.
-    same = [(0, "php5.cnf", "proof", "php5.drup.gz"), (1, "tseitin.cnf", "proof", "tseitin.drup"),
-            (2, "tiny.cnf", "model", "tiny.model"), (3, "tiny.cnf", "model", "wrong.model"),
-            (4, "huge.cnf", "model", "tiny.model")]
+    same = [
+        (0, "php5.cnf", "proof", "php5.drup.gz"),
+        (1, "tseitin.cnf", "proof", "tseitin.drup"),
+        (2, "tiny.cnf", "model", "tiny.model"),
+        (3, "tiny.cnf", "model", "wrong.model"),
+        (4, "huge.cnf", "model", "tiny.model"),
+    ]
     for index, cnf, which, other in same:
         want = json.loads(request_check(files, cnf, which, other))
         if "error" in want:
@@ -225,7 +240,7 @@ def test_a_manifest_checks_each_lines_files(files: Path, tmp_path_factory: Any) 
     assert error(13) == ("type", "invalid_input", "cnf", "/cnf", 14)
     assert error(14) == ("empty", "invalid_input", "cnf", "/cnf", 15)
     assert error(15) == (None, "invalid_input", "id", "/id", 16)
-    for index in (16, 17, 18):          # blank, not an object, not JSON
+    for index in (16, 17, 18):  # blank, not an object, not JSON
         assert error(index) == (None, "invalid_input", None, "", index + 1)
     # Every error object is the contract's keys, "line", and the id first when given.
     for obj in got[5:]:
@@ -252,10 +267,17 @@ def test_a_manifest_on_standard_input_is_relative_to_the_current_directory(files
 
 
 def test_without_the_dask_extra_the_scheduler_option_says_how_to_get_it() -> None:
-    code = ("import sys; sys.modules['distributed'] = None; "
-            "from sat_claim_check.cli import main; sys.exit(main(sys.argv[1:]))")
-    out = subprocess.run([sys.executable, "-c", code, "batch", "--scheduler", "local:1"],
-                         input=b"{}\n", capture_output=True, timeout=60, check=False)
+    code = (
+        "import sys; sys.modules['distributed'] = None; "
+        "from sat_claim_check.cli import main; sys.exit(main(sys.argv[1:]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, "batch", "--scheduler", "local:1"],
+        input=b"{}\n",
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
     assert out.returncode == 2 and out.stdout == b""
     assert b"pip install 'sat-claim-check[dask]'" in out.stderr
     assert b"Traceback" not in out.stderr

@@ -26,7 +26,7 @@ from sat_claim_check._core.jsontext import dumps
 
 needs_workers = pytest.mark.skipif(available_cpus() < 2, reason="--jobs 2 needs two CPUs")
 JOBS = [1, pytest.param(2, marks=needs_workers)]
-WAIT = 10.0         # seconds an output line may take (a busy machine), then the batch is killed
+WAIT = 10.0  # seconds an output line may take (a busy machine), then the batch is killed
 
 
 def request(n: int) -> dict[str, Any]:
@@ -46,9 +46,12 @@ class Batch:
     """`batch` in a subprocess whose stdin stays open until close()."""
 
     def __init__(self, *args: str) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "sat_claim_check", "batch", *args],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "sat_claim_check", "batch", *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         self.killed = False
 
     def send(self, numbers: range) -> None:
@@ -71,7 +74,7 @@ class Batch:
 
     def close(self) -> tuple[int, str, str]:
         try:
-            out, err = self.proc.communicate(timeout=WAIT)      # closes stdin
+            out, err = self.proc.communicate(timeout=WAIT)  # closes stdin
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.communicate()
@@ -87,14 +90,14 @@ class Batch:
 def test_the_lines_written_so_far_are_answered_while_the_pipe_stays_open(jobs):
     batch = Batch("--jobs", str(jobs))
     try:
-        count = 2 * CHUNK_LINES + 5          # whole chunks, then part of one
+        count = 2 * CHUNK_LINES + 5  # whole chunks, then part of one
         batch.send(range(1, count + 1))
         assert batch.receive(count) == [expected(n) for n in range(1, count + 1)]
         batch.send(range(count + 1, count + 4))
         assert batch.receive(3) == [expected(n) for n in range(count + 1, count + 4)]
     finally:
         code, out, err = batch.close()
-    assert (code, out) == (1, "")           # every fifth claim is not valid
+    assert (code, out) == (1, "")  # every fifth claim is not valid
     assert f"batch: {count + 3} lines" in err and "Traceback" not in err
 
 
@@ -119,16 +122,18 @@ def test_workers_started_while_the_batch_waits_for_input_start():
     try:
         batch.send(range(1, CHUNK_LINES + 1))
         batch.receive(CHUNK_LINES)
-        time.sleep(0.1)             # the batch is waiting for input now
-        workers = [int(p) for p in os.listdir("/proc") if p.isdigit() and _parent(p) ==
-                   batch.proc.pid]
+        time.sleep(0.1)  # the batch is waiting for input now
+        workers = [
+            int(p) for p in os.listdir("/proc") if p.isdigit() and _parent(p) == batch.proc.pid
+        ]
         assert workers
         for pid in workers:
             os.kill(pid, signal.SIGKILL)
         time.sleep(0.1)
         batch.send(range(CHUNK_LINES + 1, 3 * CHUNK_LINES + 1))
         assert batch.receive(2 * CHUNK_LINES) == [
-            expected(n) for n in range(CHUNK_LINES + 1, 3 * CHUNK_LINES + 1)]
+            expected(n) for n in range(CHUNK_LINES + 1, 3 * CHUNK_LINES + 1)
+        ]
     finally:
         code, _, err = batch.close()
     assert code == 1 and f"batch: {3 * CHUNK_LINES} lines" in err and "failed" not in err

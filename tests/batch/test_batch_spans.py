@@ -30,15 +30,17 @@ from sat_claim_check._batch.sizing import available_cpus
 from sat_claim_check._core.options import Options
 
 needs_workers = pytest.mark.skipif(available_cpus() < 2, reason="--jobs 2 needs two CPUs")
-needs_fork = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
-                                reason="the fault injection reaches workers by fork")
+needs_fork = pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(),
+    reason="the fault injection reaches workers by fork",
+)
 
 SAT = {"cnf": {"num_vars": 2, "clauses": [[1, 2], [-1]]}, "claim": "sat", "assignment": [-1, 2]}
 NOT_SAT = {"cnf": {"num_vars": 1, "clauses": [[1]]}, "claim": "sat", "assignment": [-1]}
 UNSAT = {"cnf": {"num_vars": 1, "clauses": [[1], [-1]]}, "claim": "unsat", "proof": [{"add": []}]}
 
 
-CAP = 8192                  # max_line_bytes in these tests
+CAP = 8192  # max_line_bytes in these tests
 
 
 def mixed_lines() -> list[bytes]:
@@ -57,28 +59,40 @@ def mixed_lines() -> list[bytes]:
         if n % 3 == 1:
             text += b" " * _lines._SPAN_MIN_BYTES
         lines.append(text)
-    lines.append(b"x" * (CAP + 1))                  # over the cap
+    lines.append(b"x" * (CAP + 1))  # over the cap
     lines.append(json.dumps(SAT).encode())
     return lines
 
 
 def batch(stream: Any, jobs: int, **options: Any) -> tuple[BatchTotals, str]:
     out = io.StringIO()
-    outcome = _batch.run_batch(stream, out, engine="auto", limits=None, jobs=jobs,
-                               progress=BatchProgress(stream, 0), **options)
+    outcome = _batch.run_batch(
+        stream,
+        out,
+        engine="auto",
+        limits=None,
+        jobs=jobs,
+        progress=BatchProgress(stream, 0),
+        **options,
+    )
     assert multiprocessing.active_children() == []
     return outcome, out.getvalue()
 
 
 # -- the scan ------------------------------------------------------------------
 
+
 @settings(max_examples=300, deadline=None)
-@given(data=st.lists(st.sampled_from([b"a", b"\n", b"\r", b" ", b"{}"]), max_size=80).map(b"".join),
-       start=st.integers(0, 10), max_bytes=st.one_of(st.none(), st.integers(0, 12)),
-       block=st.integers(1, 9), short=st.integers(0, 6))
-def test_the_spans_of_a_file_are_its_lines(tmp_path_factory: Any, data: bytes, start: int,
-                                           max_bytes: int | None, block: int,
-                                           short: int) -> None:
+@given(
+    data=st.lists(st.sampled_from([b"a", b"\n", b"\r", b" ", b"{}"]), max_size=80).map(b"".join),
+    start=st.integers(0, 10),
+    max_bytes=st.one_of(st.none(), st.integers(0, 12)),
+    block=st.integers(1, 9),
+    short=st.integers(0, 6),
+)
+def test_the_spans_of_a_file_are_its_lines(
+    tmp_path_factory: Any, data: bytes, start: int, max_bytes: int | None, block: int, short: int
+) -> None:
     start = min(start, len(data))
     path = tmp_path_factory.mktemp("spans") / "input"
     path.write_bytes(data)
@@ -86,20 +100,22 @@ def test_the_spans_of_a_file_are_its_lines(tmp_path_factory: Any, data: bytes, s
     fd = os.open(path, os.O_RDONLY)
     try:
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(_lines, "_SPAN_READ_BYTES", block)   # line ends across blocks
-            patch.setattr(_lines, "_SPAN_MIN_BYTES", short)    # bytes below, Spans above
+            patch.setattr(_lines, "_SPAN_READ_BYTES", block)  # line ends across blocks
+            patch.setattr(_lines, "_SPAN_MIN_BYTES", short)  # bytes below, Spans above
             scan = numbered_spans(fd, start, max_bytes)
-            got = [(number, read_span(fd, line) if isinstance(line, Span) else line)
-                   for number, line in scan]
+            got = [
+                (number, read_span(fd, line) if isinstance(line, Span) else line)
+                for number, line in scan
+            ]
     finally:
         os.close(fd)
     assert got == want
-    assert scan.position == len(data)           # read to its end
+    assert scan.position == len(data)  # read to its end
 
 
-def test_a_line_with_no_end_within_the_skip_stops_the_spans(tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch
-                                                            ) -> None:
+def test_a_line_with_no_end_within_the_skip_stops_the_spans(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(_lines, "skip_bytes", lambda max_bytes: 4 * max_bytes)
     monkeypatch.setattr(_lines, "_SPAN_READ_BYTES", 16)
     path = tmp_path / "input"
@@ -112,7 +128,8 @@ def test_a_line_with_no_end_within_the_skip_stops_the_spans(tmp_path: Path,
     assert got[0] == (1, b"ok")
     assert len(got) == 2 and got[1][0] == 2
     assert isinstance(got[1][1], str) and got[1][1].endswith(
-        "it has no end within 40 bytes: the input stops here")
+        "it has no end within 40 bytes: the input stops here"
+    )
 
 
 def test_a_span_the_file_no_longer_holds_is_rejected_with_a_reason(tmp_path: Path) -> None:
@@ -120,8 +137,9 @@ def test_a_span_the_file_no_longer_holds_is_rejected_with_a_reason(tmp_path: Pat
     path.write_bytes(json.dumps(SAT).encode() + b"\n")
     fd = os.open(path, os.O_RDONLY)
     try:
-        kind, text = _protocol.check_one(Options.of(), 1, Span(0, path.stat().st_size - 1),
-                                         input_fd=fd)
+        kind, text = _protocol.check_one(
+            Options.of(), 1, Span(0, path.stat().st_size - 1), input_fd=fd
+        )
         assert kind == 0 and json.loads(text)["valid"] is True
         kind, text = _protocol.check_one(Options.of(), 2, Span(10_000, 5), input_fd=fd)
     finally:
@@ -134,9 +152,11 @@ def test_a_span_the_file_no_longer_holds_is_rejected_with_a_reason(tmp_path: Pat
 def test_a_span_too_big_to_read_is_a_check_failed_line(monkeypatch: pytest.MonkeyPatch) -> None:
     def no_memory(fd: Any, span: Span) -> bytes:
         raise MemoryError
+
     monkeypatch.setattr(_protocol, "read_span", no_memory)
-    kind, text = _protocol.check_lines(Options.of(), [(4, Span(0, 1 << 40))], memory=1 << 30,
-                                       input_fd=0)[0]
+    kind, text = _protocol.check_lines(
+        Options.of(), [(4, Span(0, 1 << 40))], memory=1 << 30, input_fd=0
+    )[0]
     error = json.loads(text)
     assert kind == FAILED and error["error"] == "check_failed" and error["line"] == 4
     assert "ran out of memory (the limit is 1024 MiB per worker" in error["message"]
@@ -144,11 +164,13 @@ def test_a_span_too_big_to_read_is_a_check_failed_line(monkeypatch: pytest.Monke
 
 # -- the batch -----------------------------------------------------------------
 
+
 @needs_workers
-def test_workers_read_their_lines_from_the_file(tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_workers_read_their_lines_from_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     lines = mixed_lines()
-    data = b"\n".join(lines)                        # the last line has no newline
+    data = b"\n".join(lines)  # the last line has no newline
     path = tmp_path / "requests.jsonl"
     path.write_bytes(data)
     _, want = batch(io.BytesIO(data), 1, max_line_bytes=CAP)
@@ -163,10 +185,13 @@ def test_workers_read_their_lines_from_the_file(tmp_path: Path,
     for x in lines:
         offsets.append(offsets[-1] + len(x) + 1)
     assert [x for x in given_lines if isinstance(x, Span)] == [
-        Span(offset, len(x)) for offset, x in zip(offsets, lines)
-        if _lines._SPAN_MIN_BYTES <= len(x) <= CAP]
+        Span(offset, len(x))
+        for offset, x in zip(offsets, lines)
+        if _lines._SPAN_MIN_BYTES <= len(x) <= CAP
+    ]
     assert [x for x in given_lines if isinstance(x, bytes)] == [
-        x for x in lines if len(x) < _lines._SPAN_MIN_BYTES]
+        x for x in lines if len(x) < _lines._SPAN_MIN_BYTES
+    ]
     assert sum(isinstance(x, str) for x in given_lines) == 1
     assert sum(outcome.counts) == len(lines)
 
@@ -201,16 +226,18 @@ def test_the_progress_line_follows_the_scan(tmp_path: Path) -> None:
     path.write_bytes(data)
     with open(path, "rb") as stream:
         progress = BatchProgress(stream, len(data))
-        _batch.run_batch(stream, io.StringIO(), engine="auto", limits=None, jobs=2,
-                         progress=progress)
-        assert progress.tell() == len(data)         # the end of the last line
-        assert stream.tell() == len(data)           # where reading it would leave it
+        _batch.run_batch(
+            stream, io.StringIO(), engine="auto", limits=None, jobs=2, progress=progress
+        )
+        assert progress.tell() == len(data)  # the end of the last line
+        assert stream.tell() == len(data)  # where reading it would leave it
 
 
 @needs_workers
 @pytest.mark.parametrize("method", ["spawn", "forkserver"])
-def test_workers_started_without_fork_get_the_file(tmp_path: Path, method: str,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_workers_started_without_fork_get_the_file(
+    tmp_path: Path, method: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     if method not in multiprocessing.get_all_start_methods():
         pytest.skip(f"no {method} start method here")
     monkeypatch.setattr(_batch, "_context", lambda: multiprocessing.get_context(method))
@@ -227,7 +254,8 @@ def test_workers_started_without_fork_get_the_file(tmp_path: Path, method: str,
 @needs_fork
 @needs_workers
 def test_a_line_that_kills_its_workers_keeps_its_id_read_from_the_file(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     kill_workers_on(monkeypatch, b"kill-me")
     lines = [json.dumps({"id": n, "request": SAT}).encode() for n in range(80)]
     lines[50] = json.dumps({"id": "kill-me", "request": SAT}).encode()
@@ -244,14 +272,16 @@ def test_a_line_that_kills_its_workers_keeps_its_id_read_from_the_file(
 
 
 @needs_workers
-def test_a_small_input_file_starts_one_worker(tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_small_input_file_starts_one_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     started: list[int] = []
     real = _batch._Worker.__init__
 
     def init(self: Any, *args: Any) -> None:
         started.append(1)
         real(self, *args)
+
     monkeypatch.setattr(_batch._Worker, "__init__", init)
     path = tmp_path / "one.jsonl"
     path.write_bytes(json.dumps(SAT).encode() + b"\n")
@@ -267,9 +297,9 @@ def test_a_small_input_file_starts_one_worker(tmp_path: Path,
 
 @needs_fork
 @needs_workers
-def test_workers_read_the_file_when_it_is_their_own_stdin(tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch
-                                                          ) -> None:
+def test_workers_read_the_file_when_it_is_their_own_stdin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # A worker closes sys.stdin as it starts; when sys.stdin owns the input's
     # descriptor, the workers must read from a descriptor of their own.
     monkeypatch.setattr(_batch, "_context", lambda: multiprocessing.get_context("fork"))

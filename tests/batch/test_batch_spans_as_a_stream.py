@@ -38,19 +38,35 @@ def small_skips(patch: pytest.MonkeyPatch, skip_chunk: int, block: int) -> None:
 
 def batch(stream: Any, jobs: int, **options: Any) -> str:
     out = io.StringIO()
-    _batch.run_batch(stream, out, engine="auto", limits=None, jobs=jobs,
-                     progress=BatchProgress(stream, 0), **options)
+    _batch.run_batch(
+        stream,
+        out,
+        engine="auto",
+        limits=None,
+        jobs=jobs,
+        progress=BatchProgress(stream, 0),
+        **options,
+    )
     assert multiprocessing.active_children() == []
     return out.getvalue()
 
 
 @settings(max_examples=300, deadline=None)
-@given(runs=st.lists(st.tuples(st.integers(0, 70), st.booleans()), max_size=6),
-       start=st.integers(0, 5), max_bytes=st.integers(1, 12),
-       skip_chunk=st.integers(1, 20), block=st.integers(1, 20))
+@given(
+    runs=st.lists(st.tuples(st.integers(0, 70), st.booleans()), max_size=6),
+    start=st.integers(0, 5),
+    max_bytes=st.integers(1, 12),
+    skip_chunk=st.integers(1, 20),
+    block=st.integers(1, 20),
+)
 def test_a_line_with_no_end_stops_the_spans_where_it_stops_the_lines(
-        tmp_path_factory: Any, runs: list[tuple[int, bool]], start: int, max_bytes: int,
-        skip_chunk: int, block: int) -> None:
+    tmp_path_factory: Any,
+    runs: list[tuple[int, bool]],
+    start: int,
+    max_bytes: int,
+    skip_chunk: int,
+    block: int,
+) -> None:
     # Lines around the skip limit (4 * max_bytes), with and without a newline.
     data = b"".join(b"x" * length + (b"\n" if ended else b"") for length, ended in runs)
     start = min(start, len(data))
@@ -61,8 +77,10 @@ def test_a_line_with_no_end_stops_the_spans_where_it_stops_the_lines(
         with pytest.MonkeyPatch.context() as patch:
             small_skips(patch, skip_chunk, block)
             want = list(numbered_lines(io.BytesIO(data[start:]), max_bytes))
-            got = [(number, read_span(fd, line) if isinstance(line, Span) else line)
-                   for number, line in numbered_spans(fd, start, max_bytes)]
+            got = [
+                (number, read_span(fd, line) if isinstance(line, Span) else line)
+                for number, line in numbered_spans(fd, start, max_bytes)
+            ]
     finally:
         os.close(fd)
     assert got == want
@@ -70,7 +88,8 @@ def test_a_line_with_no_end_stops_the_spans_where_it_stops_the_lines(
 
 @needs_workers
 def test_a_line_just_past_the_skip_limit_gives_the_same_lines_from_a_file(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # The command line's case, scaled down: a line of 64 MiB + 200 bytes under
     # --max-input-bytes 100 stopped `batch FILE -j 1` but not `-j 2`.
     small_skips(monkeypatch, 16, 16)

@@ -38,7 +38,7 @@ from sat_claim_check._batch.manifest import Manifest  # noqa: E402
 from sat_claim_check._batch.protocol import FAILED  # noqa: E402
 
 EXAMPLES = REPO / "examples"
-MARK = 77777            # a request with this many variables kills its worker (KillOnMark)
+MARK = 77777  # a request with this many variables kills its worker (KillOnMark)
 
 
 def sat(n: int) -> dict[str, Any]:
@@ -52,8 +52,11 @@ def slow(pairs: int) -> dict[str, Any]:
     (about 5 ms a pair with the reference engine)."""
     n = 4000
     clauses = [[-i, i + 1] for i in range(1, n)] + [[-n, -1]]
-    return {"cnf": {"num_vars": n, "clauses": clauses}, "claim": "unsat",
-            "proof": [{"add": [-1]}, {"delete": [-1]}] * pairs}
+    return {
+        "cnf": {"num_vars": n, "clauses": clauses},
+        "claim": "unsat",
+        "proof": [{"add": [-1]}, {"delete": [-1]}] * pairs,
+    }
 
 
 def mixed(count: int) -> list[bytes]:
@@ -69,11 +72,16 @@ def mixed(count: int) -> list[bytes]:
             lines.append(b"not json" if n % 20 else b"")
             continue
         elif kind == 3:
-            value = {"cnf": {"num_vars": 10**9, "clauses": []}, "claim": "sat",
-                     "assignment": []}
+            value = {"cnf": {"num_vars": 10**9, "clauses": []}, "claim": "sat", "assignment": []}
         elif kind == 4:
-            value = {"id": n, "request": {"cnf": {"num_vars": 2, "clauses": [[1, 2]]},
-                                          "claim": "unsat", "proof": [{"add": [1]}]}}
+            value = {
+                "id": n,
+                "request": {
+                    "cnf": {"num_vars": 2, "clauses": [[1, 2]]},
+                    "claim": "unsat",
+                    "proof": [{"add": [1]}],
+                },
+            }
         elif kind == 5:
             value = {"id": 1.5, "request": sat(n)}
         elif kind == 6:
@@ -97,9 +105,15 @@ def jobs_1_outcome(lines: list[bytes], manifest: str | None = None) -> tuple[str
     """What `batch --jobs 1` writes for the lines, and its counts."""
     stream = io.BytesIO(data(lines))
     out = io.StringIO()
-    outcome = _batch.run_batch(stream, out, engine="reference", limits=None, jobs=1,
-                               progress=BatchProgress(stream, 0),
-                               manifest=None if manifest is None else Manifest(manifest))
+    outcome = _batch.run_batch(
+        stream,
+        out,
+        engine="reference",
+        limits=None,
+        jobs=1,
+        progress=BatchProgress(stream, 0),
+        manifest=None if manifest is None else Manifest(manifest),
+    )
     return out.getvalue(), outcome.counts
 
 
@@ -109,8 +123,13 @@ def client() -> Iterator[Any]:
     whose worker dies twice is given up (KilledWorker), as with `local:N`."""
     with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
         cluster = distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-            dashboard_address=":0", silence_logs=logging.CRITICAL)
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=":0",
+            silence_logs=logging.CRITICAL,
+        )
     client = distributed.Client(cluster)
     try:
         yield client
@@ -126,9 +145,11 @@ def worker_pids(client: Any) -> dict[str, int]:
 
 def suspicious(client: Any) -> int:
     """How many times the scheduler saw a check_lines task on a worker that died."""
+
     def count(dask_scheduler: Any) -> int:
         prefix = dask_scheduler.task_prefixes.get("check_lines")
         return 0 if prefix is None else int(prefix.suspicious)
+
     result: int = client.run_on_scheduler(count)
     return result
 
@@ -167,16 +188,21 @@ class Killing:
 
 def test_a_batch_answers_as_jobs_1_with_a_worker_killed_halfway(client: Any) -> None:
     lines = mixed(120)
-    lines[36:66] = [json.dumps(slow(10)).encode()] * 30     # in flight when line 60 is read
+    lines[36:66] = [json.dumps(slow(10)).encode()] * 30  # in flight when line 60 is read
     before, deaths = worker_pids(client), suspicious(client)
     stream = Killing(lines, 60, client)
     out = io.StringIO()
-    outcome = scc_dask.run_batch(stream, out, client=client,  # type: ignore[arg-type]
-                                 engine="reference", chunk_lines=6)
+    outcome = scc_dask.run_batch(
+        stream,
+        out,
+        client=client,  # type: ignore[arg-type]
+        engine="reference",
+        chunk_lines=6,
+    )
     text, counts = jobs_1_outcome(lines)
     assert out.getvalue() == text and outcome.counts == counts
     assert stream.killed in before.values()
-    assert suspicious(client) > deaths          # its task was run again elsewhere
+    assert suspicious(client) > deaths  # its task was run again elsewhere
     assert (outcome.signal, outcome.lost, outcome.read_error) == (None, None, None)
 
 
@@ -193,6 +219,7 @@ class KillOnMark(WorkerPlugin):  # type: ignore[misc]
             if isinstance(cnf, dict) and cnf.get("num_vars") == MARK:
                 os.kill(os.getpid(), signal.SIGKILL)
             return self.saved(request, *args)
+
         _protocol.validate = validate
 
     def teardown(self, worker: Any) -> None:
@@ -201,14 +228,17 @@ class KillOnMark(WorkerPlugin):  # type: ignore[misc]
 
 def test_a_line_that_kills_every_worker_gets_check_failed(client: Any) -> None:
     lines = mixed(40)
-    killer = {"id": "killer", "request": {"cnf": {"num_vars": MARK, "clauses": [[1]]},
-                                          "claim": "sat", "assignment": [1]}}
+    killer = {
+        "id": "killer",
+        "request": {"cnf": {"num_vars": MARK, "clauses": [[1]]}, "claim": "sat", "assignment": [1]},
+    }
     lines[17] = json.dumps(killer).encode()
     client.register_plugin(KillOnMark())
     try:
         out = io.StringIO()
-        outcome = scc_dask.run_batch(io.BytesIO(data(lines)), out, client=client,
-                                     engine="reference", chunk_lines=8)
+        outcome = scc_dask.run_batch(
+            io.BytesIO(data(lines)), out, client=client, engine="reference", chunk_lines=8
+        )
     finally:
         client.unregister_worker_plugin(KillOnMark.name)
     assert outcome.lost is None
@@ -222,8 +252,9 @@ def test_a_line_that_kills_every_worker_gets_check_failed(client: Any) -> None:
     assert outcome.counts[FAILED] == 1
 
 
-def test_the_command_line_on_a_scheduler_gives_the_bytes_of_jobs_1(client: Any,
-                                                                   tmp_path: Path) -> None:
+def test_the_command_line_on_a_scheduler_gives_the_bytes_of_jobs_1(
+    client: Any, tmp_path: Path
+) -> None:
     path = tmp_path / "in.jsonl"
     path.write_bytes(data(mixed(60)))
     address = client.scheduler.address
@@ -250,8 +281,7 @@ def test_a_manifest_on_a_local_cluster_gives_the_bytes_of_jobs_1(tmp_path: Path)
     manifest = tmp_path / "list.jsonl"
     manifest.write_bytes(data([json.dumps(e).encode() for e in entries]))
     here = cli("batch", "--manifest", str(manifest))
-    there = cli("batch", "--manifest", str(manifest), "--scheduler", "local:2",
-                cwd=tmp_path.parent)
+    there = cli("batch", "--manifest", str(manifest), "--scheduler", "local:2", cwd=tmp_path.parent)
     assert here.returncode == there.returncode == 2
     assert there.stdout == here.stdout and b'"php5","valid":true' in there.stdout
     assert b"Traceback" not in there.stderr
@@ -260,11 +290,14 @@ def test_a_manifest_on_a_local_cluster_gives_the_bytes_of_jobs_1(tmp_path: Path)
 def test_the_python_api_checks_a_manifest_on_the_cluster(client: Any, tmp_path: Path) -> None:
     (tmp_path / "tiny.cnf").write_text("p cnf 2 2\n1 0\n-2 0\n")
     (tmp_path / "tiny.model").write_text("v 1 -2 0\n")
-    lines = [b'{"id": "t", "cnf": "tiny.cnf", "model": "tiny.model"}',
-             b'{"id": "u", "cnf": "tiny.cnf", "proof": "nope"}']
+    lines = [
+        b'{"id": "t", "cnf": "tiny.cnf", "model": "tiny.model"}',
+        b'{"id": "u", "cnf": "tiny.cnf", "proof": "nope"}',
+    ]
     out = io.StringIO()
-    outcome = scc_dask.run_batch(io.BytesIO(data(lines)), out, client=client,
-                                 manifest=str(tmp_path))
+    outcome = scc_dask.run_batch(
+        io.BytesIO(data(lines)), out, client=client, manifest=str(tmp_path)
+    )
     assert out.getvalue() == jobs_1(lines, str(tmp_path))
     assert outcome.counts == [1, 0, 1, 0]
 
@@ -273,8 +306,8 @@ def test_a_bag_of_lines_and_requests_gives_the_lines_of_jobs_1(client: Any) -> N
     lines = mixed(45)
     want = jobs_1(lines).splitlines()
     elements: list[Any] = [line.decode() + "\n" for line in lines]
-    elements[3] = json.loads(lines[3])              # a dict: checked as its JSON text
-    elements[10] = lines[10]                        # bytes
+    elements[3] = json.loads(lines[3])  # a dict: checked as its JSON text
+    elements[10] = lines[10]  # bytes
     bag = db.from_sequence(elements, npartitions=4)
     assert scc_dask.check_bag(bag, engine="reference").compute() == want
     pairs = scc_dask.check_bag(bag, kinds=True).compute()
@@ -293,8 +326,9 @@ def test_a_bag_element_that_is_not_json_is_rejected(client: Any) -> None:
     assert json.loads(second)["line"] == 2
 
 
-def test_workers_of_another_version_are_refused(client: Any,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_workers_of_another_version_are_refused(
+    client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(scc_dask, "__version__", "0.0.0")
     out = io.StringIO()
     with pytest.raises(scc_dask.ClusterError, match=r"runs sat-claim-check .* this batch 0\.0\.0"):
@@ -305,15 +339,26 @@ def test_workers_of_another_version_are_refused(client: Any,
 def test_sigint_writes_the_lines_checked_then_exits_130(client: Any, tmp_path: Path) -> None:
     chunk = scc_dask.CHUNK_LINES
     lines = [json.dumps(sat(n)).encode() for n in range(1, chunk + 1)]
-    lines += [json.dumps(slow(40)).encode()] * 10      # a second of work: still running
+    lines += [json.dumps(slow(40)).encode()] * 10  # a second of work: still running
     path = tmp_path / "in.jsonl"
     path.write_bytes(data(lines))
     env = {k: v for k, v in os.environ.items() if k != "SAT_CLAIM_CHECK_NO_EXTENSIONS"}
-    with subprocess.Popen([*CLI, "batch", str(path), "--engine", "reference",
-                           "--scheduler", client.scheduler.address],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) as proc:
+    with subprocess.Popen(
+        [
+            *CLI,
+            "batch",
+            str(path),
+            "--engine",
+            "reference",
+            "--scheduler",
+            client.scheduler.address,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    ) as proc:
         assert proc.stdout is not None and proc.stderr is not None
-        first = proc.stdout.readline()      # the first chunk is written
+        first = proc.stdout.readline()  # the first chunk is written
         proc.send_signal(signal.SIGINT)
         got = (first + proc.stdout.read()).decode().splitlines()
         err = proc.stderr.read().decode()
@@ -322,16 +367,19 @@ def test_sigint_writes_the_lines_checked_then_exits_130(client: Any, tmp_path: P
     assert f"stopped by SIGINT after {chunk} lines" in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--scheduler", "local:0"], "local:N needs a number of workers"),
-    (["--scheduler", "local:2", "--jobs", "2"], "--scheduler excludes --jobs"),
-    (["--scheduler", "local:2", "--worker-memory", "100"], "--scheduler excludes"),
-    (["--scheduler", "tcp://127.0.0.1:9"], "cannot reach the scheduler at tcp://127.0.0.1:9"),
-])
-def test_a_scheduler_that_cannot_be_used_is_a_line_on_stderr(args: list[str],
-                                                             words: str) -> None:
-    out = cli("batch", *args, stdin=b"{}\n",
-              env={"DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"})
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--scheduler", "local:0"], "local:N needs a number of workers"),
+        (["--scheduler", "local:2", "--jobs", "2"], "--scheduler excludes --jobs"),
+        (["--scheduler", "local:2", "--worker-memory", "100"], "--scheduler excludes"),
+        (["--scheduler", "tcp://127.0.0.1:9"], "cannot reach the scheduler at tcp://127.0.0.1:9"),
+    ],
+)
+def test_a_scheduler_that_cannot_be_used_is_a_line_on_stderr(args: list[str], words: str) -> None:
+    out = cli(
+        "batch", *args, stdin=b"{}\n", env={"DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"}
+    )
     assert out.returncode == 2 and out.stdout == b""
     assert words in out.stderr.decode() and b"Traceback" not in out.stderr
 
@@ -353,39 +401,56 @@ def test_a_scheduler_lost_mid_batch_keeps_the_lines_written(tmp_path: Path) -> N
     lines += [json.dumps(slow(20)).encode()] * 60
     path = tmp_path / "in.jsonl"
     path.write_bytes(data(lines))
-    with subprocess.Popen([*dask_cli, "scheduler", "--host", "127.0.0.1", "--port",
-                           address.rsplit(":", 1)[1], "--no-dashboard"], **quiet) as scheduler, \
-            subprocess.Popen([*dask_cli, "worker", address, "--nthreads", "1", "--no-nanny",
-                              "--no-dashboard"], **quiet) as worker:
+    with (
+        subprocess.Popen(
+            [
+                *dask_cli,
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                address.rsplit(":", 1)[1],
+                "--no-dashboard",
+            ],
+            **quiet,
+        ) as scheduler,
+        subprocess.Popen(
+            [*dask_cli, "worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard"],
+            **quiet,
+        ) as worker,
+    ):
         try:
-            with subprocess.Popen([*CLI, "batch", str(path), "--engine", "reference",
-                                   "--scheduler", address], stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE) as batch:
+            with subprocess.Popen(
+                [*CLI, "batch", str(path), "--engine", "reference", "--scheduler", address],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            ) as batch:
                 assert batch.stdout is not None and batch.stderr is not None
-                first = batch.stdout.readline()     # the first chunk is written
+                first = batch.stdout.readline()  # the first chunk is written
                 os.kill(scheduler.pid, signal.SIGKILL)
                 got = (first + batch.stdout.read()).decode().splitlines()
                 err = batch.stderr.read().decode()
                 assert batch.wait(timeout=60) == 2, err
         finally:
-            worker.kill()           # no nanny: one process, with no child
+            worker.kill()  # no nanny: one process, with no child
             scheduler.kill()
     assert scc_dask.CHUNK_LINES <= len(got) < len(lines)
-    assert got == jobs_1(lines[:len(got)]).splitlines()
+    assert got == jobs_1(lines[: len(got)]).splitlines()
     assert "the scheduler lost the task" in err and f"stopped after {len(got)} lines" in err
     assert "Traceback" not in err
 
 
 # -- arguments are the caller's to get right ---------------------------------------
 
-BAD_ARGUMENTS = [({"engine": "nope"}, ValueError, "engine must be one of"),
-                 ({"limits": 5}, TypeError, "limits must be"),
-                 ({"limits": {"max_vars": 1}}, TypeError, "limits must be"),
-                 ({"deletions": "loose"}, ValueError, "'strict' or 'lenient'"),
-                 ({"manifest": 5}, TypeError, "manifest must be a directory"),
-                 ({"manifest_root": "."}, ValueError, "manifest_root needs manifest"),
-                 ({"manifest": ".", "manifest_root": "/nonexistent"}, ValueError,
-                  "is not a directory")]
+BAD_ARGUMENTS = [
+    ({"engine": "nope"}, ValueError, "engine must be one of"),
+    ({"limits": 5}, TypeError, "limits must be"),
+    ({"limits": {"max_vars": 1}}, TypeError, "limits must be"),
+    ({"deletions": "loose"}, ValueError, "'strict' or 'lenient'"),
+    ({"manifest": 5}, TypeError, "manifest must be a directory"),
+    ({"manifest_root": "."}, ValueError, "manifest_root needs manifest"),
+    ({"manifest": ".", "manifest_root": "/nonexistent"}, ValueError, "is not a directory"),
+]
 
 
 @pytest.mark.parametrize("kwargs, error, words", BAD_ARGUMENTS)
@@ -405,7 +470,8 @@ def test_check_bag_takes_a_bag() -> None:
 
 
 @pytest.mark.parametrize("kwargs, error, words", BAD_ARGUMENTS)
-def test_run_batch_refuses_bad_arguments_before_the_cluster(kwargs: Any, error: Any,
-                                                            words: str) -> None:
-    with pytest.raises(error, match=words):     # the client is never used
+def test_run_batch_refuses_bad_arguments_before_the_cluster(
+    kwargs: Any, error: Any, words: str
+) -> None:
+    with pytest.raises(error, match=words):  # the client is never used
         scc_dask.run_batch(io.BytesIO(b"{}\n"), io.StringIO(), client=None, **kwargs)

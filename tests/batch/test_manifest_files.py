@@ -66,17 +66,26 @@ VALID = {"id": "ok", "cnf": "php5.cnf", "proof": "php5.drup"}
 @posix
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_a_fifo_with_no_writer_gets_its_error_line_at_once(tree: Path, jobs: str) -> None:
-    lines = [VALID, {"id": "fifo", "cnf": "php5.cnf", "proof": "fifo"},
-             {**VALID, "id": "after"}, {"id": "dir", "cnf": "sub", "proof": "php5.drup"},
-             {"id": "dev", "cnf": "/dev/null", "proof": "php5.drup"}]
-    code, out = run_manifest(tree, lines, "--jobs", jobs)      # cli() times out at 120 s
+    lines = [
+        VALID,
+        {"id": "fifo", "cnf": "php5.cnf", "proof": "fifo"},
+        {**VALID, "id": "after"},
+        {"id": "dir", "cnf": "sub", "proof": "php5.drup"},
+        {"id": "dev", "cnf": "/dev/null", "proof": "php5.drup"},
+    ]
+    code, out = run_manifest(tree, lines, "--jobs", jobs)  # cli() times out at 120 s
     assert code == 2
     assert [o.get("valid") for o in out] == [True, None, True, None, None]
-    for o, key, name in ((out[1], "proof", "fifo"), (out[3], "cnf", "sub"),
-                         (out[4], "cnf", "/dev/null")):
+    for o, key, name in (
+        (out[1], "proof", "fifo"),
+        (out[3], "cnf", "sub"),
+        (out[4], "cnf", "/dev/null"),
+    ):
         assert (o["error"], o["field"], o["path"]) == ("invalid_input", key, f"/{key}")
-        assert o["message"] == (f"{name!r} is not a regular file: a batch reads only regular "
-                                "files (not a FIFO, a device or a directory)")
+        assert o["message"] == (
+            f"{name!r} is not a regular file: a batch reads only regular "
+            "files (not a FIFO, a device or a directory)"
+        )
 
 
 @posix
@@ -86,8 +95,9 @@ def test_a_fifo_is_never_opened_for_a_writer(tree: Path) -> None:
     manifest = _manifest.Manifest(str(tree / "root"))
     line = json.dumps({"cnf": "fifo", "proof": "php5.drup"}).encode()
     answers = []
-    thread = threading.Thread(target=lambda: answers.append(
-        check_one(Options.of(), 1, line, manifest)), daemon=True)
+    thread = threading.Thread(
+        target=lambda: answers.append(check_one(Options.of(), 1, line, manifest)), daemon=True
+    )
     thread.start()
     thread.join(30)
     assert not thread.is_alive(), "the check waits for the FIFO's writer"
@@ -96,14 +106,16 @@ def test_a_fifo_is_never_opened_for_a_writer(tree: Path) -> None:
 
 @posix
 def test_the_root_confines_paths_and_links(tree: Path) -> None:
-    lines = [VALID,
-             {"id": "dotdot", "cnf": "../outside/secret.cnf", "proof": "php5.drup"},
-             {"id": "abs", "cnf": str(tree / "outside" / "secret.cnf"), "proof": "php5.drup"},
-             {"id": "link", "cnf": "out.cnf", "proof": "php5.drup"},
-             {"id": "dirlink", "cnf": "outdir/secret.cnf", "proof": "php5.drup"},
-             {"id": "inside", "cnf": "in.cnf", "proof": "php5.drup"},
-             {"id": "sub", "cnf": "sub/../php5.cnf", "proof": "php5.drup"},
-             {"id": "shadow", "cnf": "/etc/shadow", "proof": "php5.drup"}]
+    lines = [
+        VALID,
+        {"id": "dotdot", "cnf": "../outside/secret.cnf", "proof": "php5.drup"},
+        {"id": "abs", "cnf": str(tree / "outside" / "secret.cnf"), "proof": "php5.drup"},
+        {"id": "link", "cnf": "out.cnf", "proof": "php5.drup"},
+        {"id": "dirlink", "cnf": "outdir/secret.cnf", "proof": "php5.drup"},
+        {"id": "inside", "cnf": "in.cnf", "proof": "php5.drup"},
+        {"id": "sub", "cnf": "sub/../php5.cnf", "proof": "php5.drup"},
+        {"id": "shadow", "cnf": "/etc/shadow", "proof": "php5.drup"},
+    ]
     code, out = run_manifest(tree, lines, "--manifest-root", str(tree / "root"))
     assert code == 2
     assert [o.get("valid") for o in out] == [True, None, None, None, None, True, True, None]
@@ -138,8 +150,7 @@ def test_a_root_that_is_not_a_directory(tree: Path) -> None:
 
 
 @posix
-def test_a_symlink_swapped_after_the_check_is_caught_when_opened(tree: Path,
-                                                                   monkeypatch) -> None:
+def test_a_symlink_swapped_after_the_check_is_caught_when_opened(tree: Path, monkeypatch) -> None:
     # The path resolves inside the root when it is checked; by the time it is
     # opened it leads outside.  The opened file's own path is checked again.
     root = os.path.realpath(tree / "root")
@@ -152,7 +163,7 @@ def test_a_symlink_swapped_after_the_check_is_caught_when_opened(tree: Path,
         if os.fspath(path).endswith("swap.cnf"):
             link.unlink()
             link.symlink_to(tree / "outside" / "secret.cnf")
-            return os.path.join(root, "swap.cnf")   # what the check saw
+            return os.path.join(root, "swap.cnf")  # what the check saw
         return answer
 
     monkeypatch.setattr(_manifest.os.path, "realpath", swapping_realpath)
@@ -173,10 +184,10 @@ def test_a_path_is_read_as_written_within_the_root(tree: Path) -> None:
 
 def test_a_manifest_names_the_byte_of_a_binary_proof_error(tmp_path: Path) -> None:
     (tmp_path / "f.cnf").write_text("p cnf 1 2\n1 0\n-1 0\n")
-    (tmp_path / "f.bin").write_bytes(b"a\x02\x00x")       # byte 3 starts no step
-    kind, text = _protocol.check_manifest_line(Options.of(), 7,
-                                                b'{"cnf": "f.cnf", "proof": "f.bin"}',
-                                                _manifest.Manifest(str(tmp_path)))
+    (tmp_path / "f.bin").write_bytes(b"a\x02\x00x")  # byte 3 starts no step
+    kind, text = _protocol.check_manifest_line(
+        Options.of(), 7, b'{"cnf": "f.cnf", "proof": "f.bin"}', _manifest.Manifest(str(tmp_path))
+    )
     error = json.loads(text)
     assert kind == 2 and (error["field"], error["line"]) == ("proof", 7)
     assert error["message"].startswith("f.bin:byte 3: proof (binary): byte 'x'")
@@ -184,22 +195,42 @@ def test_a_manifest_names_the_byte_of_a_binary_proof_error(tmp_path: Path) -> No
 
 # -- the manifest door with either build's twins ------------------------------------
 
-@pytest.mark.parametrize(("line", "kind", "said"), [
-    ({"id": 1, "cnf": "php5.cnf", "proof": "php5.drup"}, 0, '"valid":true'),
-    ('{"cnf": "php5.cnf", "proof": "bad.drup"}', 2,               # the scanner
-     '"field":"proof","path":"/proof","message":"bad.drup:1: proof: \'x\' is not an integer"'),
-    ('{"cnf": "bad.drup", "proof": "php5.drup"}', 2,
-     '"field":"cnf","path":"/cnf","message":"bad.drup:1: CNF: \'x\' is not an integer"'),
-    ('{"cnf": "php5.cnf", "cnf": "php5.cnf"}', 2,                 # the converter
-     "malformed JSON: key 'cnf' is repeated in an object"),
-    ('{"cnf": "php5.cnf", "proof": ', 2,                          # the request reader
-     "malformed JSON: Expecting value: line 1 column 30 (char 29)"),
-], ids=["valid", "proof", "cnf", "repeated key", "cut"])
-def test_a_manifest_line_is_read_alike_by_either_build(tree: Path, twins: str, line: Any,
-                                                        kind: int, said: str) -> None:
+
+@pytest.mark.parametrize(
+    ("line", "kind", "said"),
+    [
+        ({"id": 1, "cnf": "php5.cnf", "proof": "php5.drup"}, 0, '"valid":true'),
+        (
+            '{"cnf": "php5.cnf", "proof": "bad.drup"}',
+            2,  # the scanner
+            '"field":"proof","path":"/proof",'
+            '"message":"bad.drup:1: proof: \'x\' is not an integer"',
+        ),
+        (
+            '{"cnf": "bad.drup", "proof": "php5.drup"}',
+            2,
+            '"field":"cnf","path":"/cnf","message":"bad.drup:1: CNF: \'x\' is not an integer"',
+        ),
+        (
+            '{"cnf": "php5.cnf", "cnf": "php5.cnf"}',
+            2,  # the converter
+            "malformed JSON: key 'cnf' is repeated in an object",
+        ),
+        (
+            '{"cnf": "php5.cnf", "proof": ',
+            2,  # the request reader
+            "malformed JSON: Expecting value: line 1 column 30 (char 29)",
+        ),
+    ],
+    ids=["valid", "proof", "cnf", "repeated key", "cut"],
+)
+def test_a_manifest_line_is_read_alike_by_either_build(
+    tree: Path, twins: str, line: Any, kind: int, said: str
+) -> None:
     root = tree / "root"
     (root / "bad.drup").write_text("x 0\n")
     text = json.dumps(line) if isinstance(line, dict) else line
-    got, out = _protocol.check_manifest_line(Options.of(), 3, text.encode(),
-                                              _manifest.Manifest(str(root)))
+    got, out = _protocol.check_manifest_line(
+        Options.of(), 3, text.encode(), _manifest.Manifest(str(root))
+    )
     assert (got, said in out) == (kind, True), out

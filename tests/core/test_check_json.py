@@ -13,18 +13,19 @@ import sat_claim_check as scc
 from sat_claim_check import cli
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-TINY_UNSAT = (b'{"cnf":{"num_vars":1,"clauses":[[1],[-1]]},"claim":"unsat",'
-              b'"proof":[{"add":[]}]}')
+TINY_UNSAT = b'{"cnf":{"num_vars":1,"clauses":[[1],[-1]]},"claim":"unsat","proof":[{"add":[]}]}'
 NOT_RUP = b'{"cnf":{"num_vars":2,"clauses":[[1,2]]},"claim":"unsat","proof":[{"add":[1]}]}'
 
 TEXTS = {
     "valid": TINY_UNSAT,
     "not valid": NOT_RUP,
-    "sat, pretty": json.dumps({"cnf": {"num_vars": 2, "clauses": [[1], [-2]]},
-                               "claim": "sat", "assignment": [1, -2]}, indent=2).encode(),
+    "sat, pretty": json.dumps(
+        {"cnf": {"num_vars": 2, "clauses": [[1], [-2]]}, "claim": "sat", "assignment": [1, -2]},
+        indent=2,
+    ).encode(),
     "BOM": b"\xef\xbb\xbf" + TINY_UNSAT,
     "fraction and exponent": b'{"cnf":{"num_vars":2.0,"clauses":[[1e0]]},"claim":"sat",'
-                             b'"assignment":[1]}',
+    b'"assignment":[1]}',
     "malformed": b'{"cnf": ',
     "empty": b"",
     "blank": b"  \n",
@@ -113,11 +114,12 @@ def test_only_text_is_taken(data):
 
 
 def test_progress_can_stop_the_check(engine):
-    length, lemmas = 2000, 600          # 2.4 M work: at least two polls
-    request = {"cnf": {"num_vars": length,
-                       "clauses": [[-i, i + 1] for i in range(1, length)]},
-               "claim": "unsat",
-               "proof": [{"add": [-1, length]}, {"delete": [length, -1]}] * lemmas}
+    length, lemmas = 2000, 600  # 2.4 M work: at least two polls
+    request = {
+        "cnf": {"num_vars": length, "clauses": [[-i, i + 1] for i in range(1, length)]},
+        "claim": "unsat",
+        "proof": [{"add": [-1, length]}, {"delete": [length, -1]}] * lemmas,
+    }
     calls = []
 
     def progress(steps_checked, work):
@@ -137,7 +139,7 @@ def test_integers_of_any_size_quickly(capsysbinary):
     outcome = scc.check_json(text)
     assert time.monotonic() - start < 2.0
     assert outcome.error.limit == "max_vars"
-    assert b'"actual":' + digits + b',' in outcome.body
+    assert b'"actual":' + digits + b"," in outcome.body
     code, out = cli_check(capsysbinary, text)
     assert (code, out) == (2, outcome.body + b"\n")
 

@@ -44,8 +44,9 @@ BIG = scc.Limits.unlimited()
 CORPUS = corpus_dir()
 
 
-@pytest.fixture(scope="module", params=[
-    pytest.param("compiled", marks=pytest.mark.compiled), "reference"])
+@pytest.fixture(
+    scope="module", params=[pytest.param("compiled", marks=pytest.mark.compiled), "reference"]
+)
 def engine(request: pytest.FixtureRequest) -> str:
     if request.param == "compiled":
         importlib.import_module("sat_claim_check._engines.kernel_c")
@@ -69,6 +70,7 @@ def rejected(cnf: Any, proof: list[Any], limits: scc.Limits) -> bool:
 
 def stream_answer(cnf: Any, proof: list[Any], engine: str, limits: scc.Limits) -> tuple[Any, ...]:
     """What the Checker must answer, from run() and validate() alone."""
+
     def run(steps: list[Any]) -> tuple[Any, ...]:
         return observe(lambda: scc.run(request_of(cnf, steps), engine=engine, limits=limits))
 
@@ -83,10 +85,10 @@ def stream_answer(cnf: Any, proof: list[Any], engine: str, limits: scc.Limits) -
         else:
             lo = mid + 1
     if lo == 0:
-        return run([])                          # the cnf itself
-    before = run(proof[:lo - 1])
+        return run([])  # the cnf itself
+    before = run(proof[: lo - 1])
     if before[0] == "error" or before[1]["reason"] not in (None, "empty_clause_not_derived"):
-        return before                           # a failing step, or the cap, first
+        return before  # a failing step, or the cap, first
     return run(proof[:lo])
 
 
@@ -97,7 +99,7 @@ def as_arrays(proof: list[dict[str, list[int]]]) -> tuple[array[int], array[int]
     """The proof as the DIMACS scanner gives it: STEP_ADD/STEP_DELETE, any int32."""
     kinds, offsets, lits = array("b"), array("i", [0]), array("i")
     for step in proof:
-        (key, values), = step.items()
+        ((key, values),) = step.items()
         kinds.append(_codes.STEP_ADD if key == "add" else _codes.STEP_DELETE)
         lits.extend(values)
         offsets.append(len(lits))
@@ -109,10 +111,10 @@ def arrays_ok(proof: list[Any]) -> bool:
     for step in proof:
         if type(step) is not dict or len(step) != 1:
             return False
-        (key, values), = step.items()
+        ((key, values),) = step.items()
         if key not in ("add", "delete") or type(values) is not list:
             return False
-        if not all(type(x) is int and -2 ** 31 < x < 2 ** 31 for x in values):
+        if not all(type(x) is int and -(2**31) < x < 2**31 for x in values):
             return False
     return True
 
@@ -129,9 +131,13 @@ def feed(checker: scc.Checker, proof: list[Any], mode: str, rng: random.Random) 
     """Feed the whole proof in one of the splits."""
     if mode == "steps":
         for step in proof:
-            if (type(step) is dict and len(step) == 1 and next(iter(step)) in ("add", "delete")
-                    and rng.random() < 0.9):
-                (key, values), = step.items()
+            if (
+                type(step) is dict
+                and len(step) == 1
+                and next(iter(step)) in ("add", "delete")
+                and rng.random() < 0.9
+            ):
+                ((key, values),) = step.items()
                 getattr(checker, key)(values)
             else:
                 checker.feed([step])
@@ -150,16 +156,17 @@ def feed(checker: scc.Checker, proof: list[Any], mode: str, rng: random.Random) 
         # _feed_arrays cuts its arrays into chunks of its own: small ones too.
         _checker.ARRAY_CHUNK = rng.choice((1, 3, 1 << 16))
         for a, b in chunks(len(proof), rng):
-            if rng.random() < 0.5:          # a window into the whole arrays
-                checker._feed_arrays(kinds[a:b], offsets[a:b + 1], lits)
-            else:                           # arrays of their own
+            if rng.random() < 0.5:  # a window into the whole arrays
+                checker._feed_arrays(kinds[a:b], offsets[a : b + 1], lits)
+            else:  # arrays of their own
                 base = offsets[a]
-                rebased = array("i", [x - base for x in offsets[a:b + 1]])
-                checker._feed_arrays(kinds[a:b], rebased, lits[offsets[a]:offsets[b]])
+                rebased = array("i", [x - base for x in offsets[a : b + 1]])
+                checker._feed_arrays(kinds[a:b], rebased, lits[offsets[a] : offsets[b]])
 
 
-def checker_answer(cnf: Any, proof: list[Any], engine: str, limits: scc.Limits, mode: str,
-                   rng: random.Random) -> tuple[Any, ...]:
+def checker_answer(
+    cnf: Any, proof: list[Any], engine: str, limits: scc.Limits, mode: str, rng: random.Random
+) -> tuple[Any, ...]:
     """What the Checker answers, as observe() words run()'s, and checks that it has
     ended afterwards."""
     checker: scc.Checker | None = None
@@ -185,9 +192,15 @@ def checker_answer(cnf: Any, proof: list[Any], engine: str, limits: scc.Limits, 
 MODES = ("steps", "chunks", "one", "generator", "arrays")
 
 
-def assert_stream(cnf: Any, proof: list[Any], engine: str, limits: scc.Limits,
-                  rng: random.Random, modes: tuple[str, ...] = MODES,
-                  context: object = None) -> tuple[Any, ...]:
+def assert_stream(
+    cnf: Any,
+    proof: list[Any],
+    engine: str,
+    limits: scc.Limits,
+    rng: random.Random,
+    modes: tuple[str, ...] = MODES,
+    context: object = None,
+) -> tuple[Any, ...]:
     want = stream_answer(cnf, proof, engine, limits)
     for mode in modes:
         if mode == "arrays" and not arrays_ok(proof):
@@ -200,30 +213,58 @@ def assert_stream(cnf: Any, proof: list[Any], engine: str, limits: scc.Limits,
 # -- generated proofs, at the limits' boundaries ---------------------------------------
 
 
-def boundary_limits(request: dict[str, Any], report: tuple[Any, ...],
-                    rng: random.Random) -> list[scc.Limits]:
+def boundary_limits(
+    request: dict[str, Any], report: tuple[Any, ...], rng: random.Random
+) -> list[scc.Limits]:
     """Limits one below, at and one above the case's work, steps and literals."""
     steps = len(request["proof"])
-    literals = sum(len(v) for s in request["proof"] if type(s) is dict
-                   for v in s.values() if type(v) is list)
-    base = dict(max_vars=max(request["cnf"]["num_vars"], 64), max_clauses=10 ** 6,
-                max_total_literals=10 ** 7, max_proof_steps=10 ** 6,
-                max_proof_literals=10 ** 7, max_propagation_work=10 ** 12)
+    literals = sum(
+        len(v) for s in request["proof"] if type(s) is dict for v in s.values() if type(v) is list
+    )
+    base = dict(
+        max_vars=max(request["cnf"]["num_vars"], 64),
+        max_clauses=10**6,
+        max_total_literals=10**7,
+        max_proof_steps=10**6,
+        max_proof_literals=10**7,
+        max_propagation_work=10**12,
+    )
     out = [scc.Limits(**base)]
     if report[0] == "report":
         work = report[2]
-        out += [scc.Limits(**{**base, "max_propagation_work": w})
-                for w in (work - 1, work, work + 1) if w >= 0]
-    out += [scc.Limits(**{**base, "max_proof_steps": n})
-            for n in {steps - 1, steps, rng.randrange(steps + 1)} if n >= 0]
-    out += [scc.Limits(**{**base, "max_proof_literals": n})
-            for n in {literals - 1, literals, rng.randrange(literals + 1)} if n >= 0]
+        out += [
+            scc.Limits(**{**base, "max_propagation_work": w})
+            for w in (work - 1, work, work + 1)
+            if w >= 0
+        ]
+    out += [
+        scc.Limits(**{**base, "max_proof_steps": n})
+        for n in {steps - 1, steps, rng.randrange(steps + 1)}
+        if n >= 0
+    ]
+    out += [
+        scc.Limits(**{**base, "max_proof_literals": n})
+        for n in {literals - 1, literals, rng.randrange(literals + 1)}
+        if n >= 0
+    ]
     return out
 
 
-JUNK_STEPS = [None, 7, [1], {}, {"add": [1], "delete": [1]}, {"Add": [1]}, {"add": 1},
-              {"add": [1.5]}, {"delete": [True]}, {"add": ["1"]}, {"add": [2.0, -1.0]},
-              {"delete": [10 ** 30]}, {"add": [65]}]
+JUNK_STEPS = [
+    None,
+    7,
+    [1],
+    {},
+    {"add": [1], "delete": [1]},
+    {"Add": [1]},
+    {"add": 1},
+    {"add": [1.5]},
+    {"delete": [True]},
+    {"add": ["1"]},
+    {"add": [2.0, -1.0]},
+    {"delete": [10**30]},
+    {"add": [65]},
+]
 
 
 def spoil(request: dict[str, Any], rng: random.Random) -> dict[str, Any]:
@@ -245,8 +286,15 @@ def test_generated_proofs_in_every_split(engine: str, chunk: int) -> None:
         cnf, proof = request["cnf"], request["proof"]
         whole = assert_stream(cnf, proof, engine, BIG, rng, context=(chunk, i))
         for limits in boundary_limits(request, whole, rng):
-            assert_stream(cnf, proof, engine, limits, rng,
-                          modes=(rng.choice(MODES), rng.choice(MODES)), context=(chunk, i, limits))
+            assert_stream(
+                cnf,
+                proof,
+                engine,
+                limits,
+                rng,
+                modes=(rng.choice(MODES), rng.choice(MODES)),
+                context=(chunk, i, limits),
+            )
 
 
 def test_the_work_cap_in_the_initial_build(engine: str) -> None:
@@ -266,21 +314,24 @@ def test_the_work_cap_in_the_initial_build(engine: str) -> None:
 CNF = {"num_vars": 2, "clauses": [[1, 2], [-1, 2], [1, -2]]}
 
 
-@pytest.mark.parametrize("proof, expected", [
-    # A failing step before a malformed one: the verdict.
-    ([{"add": [2]}, {"add": [-1]}, {"add": "x"}],
-     ("report", "lemma_not_rup", 1)),
-    # A malformed step before a failing one: the error, at its index.
-    ([{"add": [2]}, {"add": [1.5]}, {"add": [-1]}],
-     ("error", "InvalidInput", "/proof/1/add/0")),
-    ([{"add": [2]}, {"Add": [1]}], ("error", "InvalidInput", "/proof/1/Add")),
-    ([{"add": [2]}, {"add": [], "delete": []}], ("error", "InvalidInput", "/proof/1")),
-    # Out of range for num_vars is a verdict (the contract's), not an error.
-    ([{"add": [2]}, {"add": [1, 3]}, {"add": [9.5]}],
-     ("report", "literal_out_of_range", 1)),
-    # Over max_vars is an error.
-    ([{"add": [2]}, {"delete": [99]}], ("error", "InvalidInput", "/proof/1/delete/0")),
-])
+@pytest.mark.parametrize(
+    "proof, expected",
+    [
+        # A failing step before a malformed one: the verdict.
+        ([{"add": [2]}, {"add": [-1]}, {"add": "x"}], ("report", "lemma_not_rup", 1)),
+        # A malformed step before a failing one: the error, at its index.
+        (
+            [{"add": [2]}, {"add": [1.5]}, {"add": [-1]}],
+            ("error", "InvalidInput", "/proof/1/add/0"),
+        ),
+        ([{"add": [2]}, {"Add": [1]}], ("error", "InvalidInput", "/proof/1/Add")),
+        ([{"add": [2]}, {"add": [], "delete": []}], ("error", "InvalidInput", "/proof/1")),
+        # Out of range for num_vars is a verdict (the contract's), not an error.
+        ([{"add": [2]}, {"add": [1, 3]}, {"add": [9.5]}], ("report", "literal_out_of_range", 1)),
+        # Over max_vars is an error.
+        ([{"add": [2]}, {"delete": [99]}], ("error", "InvalidInput", "/proof/1/delete/0")),
+    ],
+)
 def test_stream_order(engine: str, proof: list[Any], expected: tuple[Any, ...]) -> None:
     limits = scc.Limits(max_vars=10)
     checker = scc.Checker(CNF, engine=engine, limits=limits)
@@ -291,19 +342,26 @@ def test_stream_order(engine: str, proof: list[Any], expected: tuple[Any, ...]) 
     except scc.CheckError as exc:
         assert ("error", type(exc).__name__, exc.path) == expected
     else:
-        assert ("report", report.result["reason"],
-                report.result["first_discrepancy"]["step_index"]) == expected
-    assert checker_answer(CNF, proof, engine, limits, "steps", random.Random(0)) == \
-        stream_answer(CNF, proof, engine, limits)
+        assert (
+            "report",
+            report.result["reason"],
+            report.result["first_discrepancy"]["step_index"],
+        ) == expected
+    assert checker_answer(CNF, proof, engine, limits, "steps", random.Random(0)) == stream_answer(
+        CNF, proof, engine, limits
+    )
 
 
-@pytest.mark.parametrize("proof", [
-    [{"add": []}, {"delete": [99]}],
-    [{"add": []}, {"delete": []}, {"add": [2, 99, 1]}],
-    [{"add": [2]}, {"add": [2, 1]}, {"delete": [2, 1]}, {"add": [1, 99]}, {"add": [-1]}],
-    [{"add": [2]}, {"add": [-1]}, {"add": [99]}],
-    [{"add": [2]}, {"add": [1, 3]}, {"delete": [-99]}],
-])
+@pytest.mark.parametrize(
+    "proof",
+    [
+        [{"add": []}, {"delete": [99]}],
+        [{"add": []}, {"delete": []}, {"add": [2, 99, 1]}],
+        [{"add": [2]}, {"add": [2, 1]}, {"delete": [2, 1]}, {"add": [1, 99]}, {"add": [-1]}],
+        [{"add": [2]}, {"add": [-1]}, {"add": [99]}],
+        [{"add": [2]}, {"add": [1, 3]}, {"delete": [-99]}],
+    ],
+)
 @pytest.mark.parametrize("max_steps", [1, 2, 3, 10])
 def test_stream_order_through_every_door(engine: str, proof: list[Any], max_steps: int) -> None:
     limits = scc.Limits(max_vars=10, max_proof_steps=max_steps, max_proof_literals=4)
@@ -320,8 +378,14 @@ def test_the_step_past_a_size_limit_raises(engine: str) -> None:
     with pytest.raises(scc.LimitExceeded) as caught:
         checker.add([2, -1])
     assert caught.value.to_dict() == {
-        "error": "limit_exceeded", "field": "proof", "path": "/proof",
-        "limit": "max_proof_steps", "max": 2, "actual": 3, "message": caught.value.message}
+        "error": "limit_exceeded",
+        "field": "proof",
+        "path": "/proof",
+        "limit": "max_proof_steps",
+        "max": 2,
+        "actual": 3,
+        "message": caught.value.message,
+    }
     checker = scc.Checker(CNF, engine=engine, limits=scc.Limits(max_proof_literals=3))
     checker.feed(proof[:2])
     with pytest.raises(scc.LimitExceeded) as caught:
@@ -331,9 +395,9 @@ def test_the_step_past_a_size_limit_raises(engine: str) -> None:
 
 def test_steps_after_a_failing_step_are_ignored(engine: str) -> None:
     checker = scc.Checker(CNF, engine=engine, limits=scc.Limits(max_proof_steps=3))
-    checker.add([-1])                           # not RUP: the verdict
+    checker.add([-1])  # not RUP: the verdict
     checker.add("not a step")
-    checker.feed([None, {"zzz": 1}] * 10)        # past max_proof_steps too
+    checker.feed([None, {"zzz": 1}] * 10)  # past max_proof_steps too
     taken = []
 
     def steps() -> Iterator[dict[str, list[int]]]:
@@ -341,7 +405,7 @@ def test_steps_after_a_failing_step_are_ignored(engine: str) -> None:
             taken.append(1)
             yield {"add": []}
 
-    checker.feed(steps())                       # not read at all
+    checker.feed(steps())  # not read at all
     checker._feed_arrays(array("b", [0]), array("i", [0, 1]), array("i", [99]))
     assert taken == []
     report = checker.finish()
@@ -354,9 +418,13 @@ def test_calls_after_the_end_raise(engine: str) -> None:
     checker.add([2])
     with pytest.raises(scc.InvalidInput):
         checker.add([1.5])
-    for call in (lambda: checker.add([2]), lambda: checker.delete([2]),
-                 lambda: checker.feed([]), checker.finish,
-                 lambda: checker._feed_arrays(array("b"), array("i", [0]), array("i"))):
+    for call in (
+        lambda: checker.add([2]),
+        lambda: checker.delete([2]),
+        lambda: checker.feed([]),
+        checker.finish,
+        lambda: checker._feed_arrays(array("b"), array("i", [0]), array("i")),
+    ):
         with pytest.raises(RuntimeError, match="ended"):
             call()
     done = scc.Checker(CNF, engine=engine)
@@ -403,16 +471,17 @@ def chain(length: int, lemmas: int) -> tuple[dict[str, Any], list[dict[str, list
 def test_progress_across_calls(engine: str) -> None:
     cnf, proof = chain(3000, 400 if engine == "compiled" else 200)
     calls: list[tuple[int, int]] = []
-    checker = scc.Checker(cnf, engine=engine, limits=BIG,
-                          progress=lambda s, w: calls.append((s, w)))
+    checker = scc.Checker(
+        cnf, engine=engine, limits=BIG, progress=lambda s, w: calls.append((s, w))
+    )
     for step in proof:
-        (key, values), = step.items()
+        ((key, values),) = step.items()
         getattr(checker, key)(values)
     report = checker.finish()
     assert report == scc.run(request_of(cnf, proof), engine=engine, limits=BIG)
-    assert len(calls) >= max(1, report.work // (2 ** 20 + 6000) - 1)
+    assert len(calls) >= max(1, report.work // (2**20 + 6000) - 1)
     works = [w for _, w in calls]
-    assert all(b - a >= 2 ** 20 for a, b in zip(works, works[1:]))
+    assert all(b - a >= 2**20 for a, b in zip(works, works[1:]))
     # Each call names the step being checked: lemma q's step 2q has done its work.
     for steps_checked, work in calls:
         assert steps_checked in (2 * (work // 5999) - 1, 2 * (work // 5999)), (steps_checked, work)
@@ -438,8 +507,11 @@ def corpus_unsat() -> list[Any]:
     if CORPUS is None:
         return [pytest.param(None, marks=pytest.mark.skip(reason="no corpus"), id="no-corpus")]
     rows = corpus_expected(CORPUS)
-    return [pytest.param(i, id=i["name"]) for i in corpus_instances(CORPUS)
-            if i["tier"] == "contract" and i["expected_claim"] == "unsat" and i["name"] in rows]
+    return [
+        pytest.param(i, id=i["name"])
+        for i in corpus_instances(CORPUS)
+        if i["tier"] == "contract" and i["expected_claim"] == "unsat" and i["name"] in rows
+    ]
 
 
 @pytest.mark.compiled
@@ -452,21 +524,22 @@ def test_corpus_requests_in_every_split(instance: dict[str, Any]) -> None:
     rng = random.Random(instance["name"])
     want = ("report", row["result"], row["work"])
     for mode in ("steps", "chunks", "one", "arrays"):
-        got = checker_answer(request["cnf"], request["proof"], "compiled", scc.Limits(), mode,
-                             rng)
+        got = checker_answer(request["cnf"], request["proof"], "compiled", scc.Limits(), mode, rng)
         assert got[:3] == want, mode
         assert got == observe(lambda: scc.run(request, engine="compiled")), mode
     # The DRUP file through the array door, from the scanner's arrays.
-    cnf_arrays, proof_arrays, _ = dimacs.parse_files(CORPUS / instance["files"]["cnf"],
-                                                     CORPUS / instance["files"]["drup"], None)
+    cnf_arrays, proof_arrays, _ = dimacs.parse_files(
+        CORPUS / instance["files"]["cnf"], CORPUS / instance["files"]["drup"], None
+    )
     assert proof_arrays is not None
     kinds, offsets, lits = proof_arrays
     checker = scc.Checker._from_arrays(*cnf_arrays, engine="compiled")
     for a, b in chunks(len(kinds), rng):
-        checker._feed_arrays(kinds[a:b], offsets[a:b + 1], lits)
+        checker._feed_arrays(kinds[a:b], offsets[a : b + 1], lits)
     report = checker.finish()
-    files = dimacs.run_files(CORPUS / instance["files"]["cnf"], CORPUS / instance["files"]["drup"],
-                             engine="compiled")
+    files = dimacs.run_files(
+        CORPUS / instance["files"]["cnf"], CORPUS / instance["files"]["drup"], engine="compiled"
+    )
     assert report == files
     assert (report.result, report.work) == (row["result"], row["work"])
 
@@ -475,16 +548,27 @@ def test_corpus_with_the_reference_engine() -> None:
     if CORPUS is None:
         pytest.skip("no corpus")
     rows = corpus_expected(CORPUS)
-    small = sorted((i for i in corpus_instances(CORPUS)
-                    if i["tier"] == "contract" and i["expected_claim"] == "unsat"
-                    and i["name"] in rows), key=lambda i: rows[i["name"]]["work"])[:4]
+    small = sorted(
+        (
+            i
+            for i in corpus_instances(CORPUS)
+            if i["tier"] == "contract" and i["expected_claim"] == "unsat" and i["name"] in rows
+        ),
+        key=lambda i: rows[i["name"]]["work"],
+    )[:4]
     for instance in small:
         with open(CORPUS / instance["files"]["json"], encoding="utf-8") as f:
             request = json.load(f)
         row = rows[instance["name"]]
         for mode in ("steps", "chunks"):
-            got = checker_answer(request["cnf"], request["proof"], "reference", scc.Limits(),
-                                 mode, random.Random(mode))
+            got = checker_answer(
+                request["cnf"],
+                request["proof"],
+                "reference",
+                scc.Limits(),
+                mode,
+                random.Random(mode),
+            )
             assert got == ("report", row["result"], row["work"], got[3]), instance["name"]
 
 
@@ -493,23 +577,41 @@ def test_corpus_with_the_reference_engine() -> None:
 
 _lits = st.one_of(st.integers(-5, 5), st.sampled_from([2.0, -1.0, 2.5, True, None, "1", 99]))
 _step = st.one_of(
-    st.builds(lambda k, v: {k: v}, st.sampled_from(["add", "add", "delete"]),
-              st.lists(st.integers(-4, 4), max_size=4)),
-    st.builds(lambda k, v: {k: v}, st.sampled_from(["add", "delete", "Add"]),
-              st.lists(_lits, max_size=3)),
-    st.sampled_from(JUNK_STEPS))
+    st.builds(
+        lambda k, v: {k: v},
+        st.sampled_from(["add", "add", "delete"]),
+        st.lists(st.integers(-4, 4), max_size=4),
+    ),
+    st.builds(
+        lambda k, v: {k: v}, st.sampled_from(["add", "delete", "Add"]), st.lists(_lits, max_size=3)
+    ),
+    st.sampled_from(JUNK_STEPS),
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(clauses=st.lists(st.lists(st.integers(-3, 3).filter(bool), max_size=3), max_size=6),
-       proof=st.lists(_step, max_size=8), seed=st.integers(0, 2 ** 16),
-       steps=st.integers(0, 9), literals=st.integers(0, 20), work=st.integers(0, 60))
-def test_small_arbitrary_cases(engine: str, clauses: list[list[int]], proof: list[Any],
-                               seed: int, steps: int, literals: int, work: int) -> None:
+@given(
+    clauses=st.lists(st.lists(st.integers(-3, 3).filter(bool), max_size=3), max_size=6),
+    proof=st.lists(_step, max_size=8),
+    seed=st.integers(0, 2**16),
+    steps=st.integers(0, 9),
+    literals=st.integers(0, 20),
+    work=st.integers(0, 60),
+)
+def test_small_arbitrary_cases(
+    engine: str,
+    clauses: list[list[int]],
+    proof: list[Any],
+    seed: int,
+    steps: int,
+    literals: int,
+    work: int,
+) -> None:
     rng = random.Random(seed)
     cnf = {"num_vars": 3, "clauses": clauses}
-    limits = scc.Limits(max_vars=5, max_proof_steps=steps, max_proof_literals=literals,
-                        max_propagation_work=work)
+    limits = scc.Limits(
+        max_vars=5, max_proof_steps=steps, max_proof_literals=literals, max_propagation_work=work
+    )
     want = stream_answer(cnf, proof, engine, limits)
     for mode in (rng.choice(MODES), rng.choice(MODES)):
         if mode == "arrays" and not arrays_ok(proof):
@@ -546,8 +648,14 @@ def test_peak_memory_does_not_grow_with_the_steps() -> None:
     """)
     grown = []
     for rounds in (10, 200):
-        out = subprocess.run([sys.executable, "-c", code, str(rounds)], check=True,
-                             capture_output=True, text=True, timeout=120, env=dict(os.environ))
+        out = subprocess.run(
+            [sys.executable, "-c", code, str(rounds)],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=dict(os.environ),
+        )
         grown.append(int(out.stdout))
     # 76,000 more steps of 30 literals: over 9 MB in a kernel sized for every
     # step, more as requests; nothing of it stays.
@@ -568,4 +676,3 @@ def test_campaign(engine: str, chunk: int) -> None:
         whole = assert_stream(cnf, proof, engine, BIG, rng, context=(chunk, i))
         for limits in boundary_limits(request, whole, rng):
             assert_stream(cnf, proof, engine, limits, rng, context=(chunk, i, limits))
-

@@ -62,8 +62,9 @@ class Spy:
         self.taken: list[bool] = []
 
     def feed_step(self, kind: int, lits: Any, steps_left: int, literals_left: int) -> Any:
-        status = None if self.decline else self.kernel.feed_step(kind, lits, steps_left,
-                                                                 literals_left)
+        status = (
+            None if self.decline else self.kernel.feed_step(kind, lits, steps_left, literals_left)
+        )
         self.taken.append(status is not None)
         return status
 
@@ -80,16 +81,28 @@ def act(fn: Callable[[], Any]) -> tuple[Any, ...]:
     except RuntimeError as err:
         return ("runtime", str(err))
     if isinstance(out, scc.Report):
-        return ("report", out.result, out.work, out.engine, out.reason_deletions,
-                out.ignored_deletions)
+        return (
+            "report",
+            out.result,
+            out.work,
+            out.engine,
+            out.reason_deletions,
+            out.ignored_deletions,
+        )
     return ("returned", out)
 
 
 Call = tuple[str, Any]
 
 
-def play(engine: str, deletions: str, limits: scc.Limits, calls: list[Call], decline: bool,
-         cnf: Any = CNF) -> tuple[list[tuple[Any, ...]], list[bool]]:
+def play(
+    engine: str,
+    deletions: str,
+    limits: scc.Limits,
+    calls: list[Call],
+    decline: bool,
+    cnf: Any = CNF,
+) -> tuple[list[tuple[Any, ...]], list[bool]]:
     """Each call's outcome (then the checker's steps, failed and work), and which
     steps feed_step took."""
     checker = scc.Checker(cnf, engine=engine, limits=limits, deletions=deletions)
@@ -106,8 +119,9 @@ def play(engine: str, deletions: str, limits: scc.Limits, calls: list[Call], dec
     return out, spy.taken
 
 
-def same_as_exact(engine: str, deletions: str, limits: scc.Limits,
-                  calls: list[Call]) -> tuple[list[tuple[Any, ...]], list[bool]]:
+def same_as_exact(
+    engine: str, deletions: str, limits: scc.Limits, calls: list[Call]
+) -> tuple[list[tuple[Any, ...]], list[bool]]:
     """The fast Checker's outcomes, asserted equal to the exact way's."""
     fast, taken = play(engine, deletions, limits, calls, decline=False)
     exact, _ = play(engine, deletions, limits, calls, decline=True)
@@ -129,10 +143,41 @@ class TupleSub(tuple):
 
 # Steps the fast path must decline: not plain, or a literal out of 1..num_vars.
 DECLINED = [
-    [True], [1, False], (False,), [3.0], [-2.0], [1, 2.0], [1.5], [IntSub(1)], [1, IntSub(-2)],
-    [2**70], [-(2**70)], [2**63], [2**31], [-(2**31)], [0], [1, 0], [4], [-4], [5], [-5],
-    [6], [-6], [1, 2**40], ListSub([1]), TupleSub((1,)), None, "ab", b"\x01", range(1, 2),
-    array("i", [1]), {1: 1}, 1, [[1]], [None], ["1"],
+    [True],
+    [1, False],
+    (False,),
+    [3.0],
+    [-2.0],
+    [1, 2.0],
+    [1.5],
+    [IntSub(1)],
+    [1, IntSub(-2)],
+    [2**70],
+    [-(2**70)],
+    [2**63],
+    [2**31],
+    [-(2**31)],
+    [0],
+    [1, 0],
+    [4],
+    [-4],
+    [5],
+    [-5],
+    [6],
+    [-6],
+    [1, 2**40],
+    ListSub([1]),
+    TupleSub((1,)),
+    None,
+    "ab",
+    b"\x01",
+    range(1, 2),
+    array("i", [1]),
+    {1: 1},
+    1,
+    [[1]],
+    [None],
+    ["1"],
 ]
 # Steps it takes: plain lists and tuples of plain ints in range.
 TAKEN = [[1, 2], (1, 2), [], (), [-3, 3], [3, 3, 3], [-1], (2, -1), [1, -1, 2, -2, 3]]
@@ -140,8 +185,9 @@ TAKEN = [[1, 2], (1, 2), [], (), [-3, 3], [3, 3, 3], [-1], (2, -1), [1, -1, 2, -
 
 @pytest.mark.parametrize("key", ["add", "delete"])
 @pytest.mark.parametrize("value", DECLINED, ids=repr)
-def test_declined_steps_give_the_exact_answer(engine: str, deletions: str, key: str,
-                                              value: Any) -> None:
+def test_declined_steps_give_the_exact_answer(
+    engine: str, deletions: str, key: str, value: Any
+) -> None:
     calls = [("add", [2]), (key, value), ("add", []), ("finish", None)]
     _, taken = same_as_exact(engine, deletions, LIMITS, calls)
     # The first add was taken, the odd step declined; then the add of [] was
@@ -152,8 +198,7 @@ def test_declined_steps_give_the_exact_answer(engine: str, deletions: str, key: 
 
 @pytest.mark.parametrize("key", ["add", "delete"])
 @pytest.mark.parametrize("value", TAKEN, ids=repr)
-def test_plain_steps_take_the_fast_path(engine: str, deletions: str, key: str,
-                                        value: Any) -> None:
+def test_plain_steps_take_the_fast_path(engine: str, deletions: str, key: str, value: Any) -> None:
     calls = [("add", [2]), (key, value), ("delete", [3]), ("add", []), ("finish", None)]
     _, taken = same_as_exact(engine, deletions, LIMITS, calls)
     assert taken[:2] == [True, True]
@@ -179,8 +224,7 @@ def test_the_step_limit_at_its_boundary(engine: str, deletions: str, max_steps: 
 
 
 @pytest.mark.parametrize("sizes", [[2, 2], [4], [1, 3, 0], [0], [3, 1, 0, 0]])
-def test_the_literal_limit_at_its_boundary(engine: str, deletions: str,
-                                           sizes: list[int]) -> None:
+def test_the_literal_limit_at_its_boundary(engine: str, deletions: str, sizes: list[int]) -> None:
     # The steps reach the limit exactly (empty steps too), the next literal is
     # over.  After [2] every lemma is RUP (level 0 is inconsistent).
     limits = scc.Limits(max_vars=5, max_proof_literals=1 + sum(sizes))
@@ -238,7 +282,7 @@ def test_the_work_cap_on_the_fast_path(engine: str, deletions: str) -> None:
         try:
             scc.Checker(CNF, engine=engine, limits=limits)
         except scc.LimitExceeded:
-            continue                            # the initial build passed it
+            continue  # the initial build passed it
         calls = [("add", [2]), ("add", []), ("finish", None)]
         out, _ = same_as_exact(engine, deletions, limits, calls)
         assert any(o[:2] == ("error", "LimitExceeded") for o in out[0:4:2]), cap
@@ -247,24 +291,25 @@ def test_the_work_cap_on_the_fast_path(engine: str, deletions: str) -> None:
 # -- random proofs, random mixes of calls -------------------------------------------------
 
 
-def report_of(request: dict[str, Any], engine: str, deletions: str,
-              limits: scc.Limits) -> tuple[Any, ...]:
-    return act(lambda: scc.run(request, engine=engine, limits=limits,
-                               deletions=deletions))
+def report_of(
+    request: dict[str, Any], engine: str, deletions: str, limits: scc.Limits
+) -> tuple[Any, ...]:
+    return act(lambda: scc.run(request, engine=engine, limits=limits, deletions=deletions))
 
 
-def mixed(request: dict[str, Any], engine: str, deletions: str, limits: scc.Limits,
-          rng: random.Random) -> tuple[Any, ...]:
+def mixed(
+    request: dict[str, Any], engine: str, deletions: str, limits: scc.Limits, rng: random.Random
+) -> tuple[Any, ...]:
     """The Checker's Report for the request's proof fed in a random mix of
     add()/delete() calls (lists or tuples) and feed() chunks."""
+
     def go() -> scc.Report:
-        checker = scc.Checker(request["cnf"], engine=engine, limits=limits,
-                              deletions=deletions)
+        checker = scc.Checker(request["cnf"], engine=engine, limits=limits, deletions=deletions)
         proof = request["proof"]
         a = 0
         while a < len(proof):
             if rng.random() < 0.7:
-                (key, lits), = proof[a].items()
+                ((key, lits),) = proof[a].items()
                 getattr(checker, key)(tuple(lits) if rng.random() < 0.3 else lits)
                 a += 1
             else:
@@ -272,6 +317,7 @@ def mixed(request: dict[str, Any], engine: str, deletions: str, limits: scc.Limi
                 checker.feed(proof[a:b])
                 a = b
         return checker.finish()
+
     return act(go)
 
 
@@ -289,31 +335,45 @@ def test_random_mixes_give_runs_report(engine: str, deletions: str, seed: int) -
         limits = scc.Limits.unlimited()
         want = report_of(request, engine, deletions, limits)
         assert mixed(request, engine, deletions, limits, rng) == want, request
-        if want[0] == "report" and want[2] > 0:    # a cap inside the check
-            capped = scc.Limits(**{**limits.as_dict(),
-                                   "max_propagation_work": rng.randrange(want[2])})
-            assert (mixed(request, engine, deletions, capped, rng)
-                    == report_of(request, engine, deletions, capped)), request
+        if want[0] == "report" and want[2] > 0:  # a cap inside the check
+            capped = scc.Limits(
+                **{**limits.as_dict(), "max_propagation_work": rng.randrange(want[2])}
+            )
+            assert mixed(request, engine, deletions, capped, rng) == report_of(
+                request, engine, deletions, capped
+            ), request
 
 
 # -- the kernel's feed_step itself --------------------------------------------------------
 
 
 def kernel(engine: str, lenient: bool = False) -> Any:
-    module = importlib.import_module("sat_claim_check._engines.kernel_c" if engine == "compiled"
-                                     else "sat_claim_check._engines.kernel_py")
-    return module.Kernel(3, array("i", [0, 2, 4, 6, 8, 9]),
-                         array("i", [1, 2, -1, 2, 1, -2, -1, -2, 3]), None, None, None,
-                         10**9, lenient)
+    module = importlib.import_module(
+        "sat_claim_check._engines.kernel_c"
+        if engine == "compiled"
+        else "sat_claim_check._engines.kernel_py"
+    )
+    return module.Kernel(
+        3,
+        array("i", [0, 2, 4, 6, 8, 9]),
+        array("i", [1, 2, -1, 2, 1, -2, -1, -2, 3]),
+        None,
+        None,
+        None,
+        10**9,
+        lenient,
+    )
 
 
 @pytest.mark.parametrize("lenient", [False, True])
 @pytest.mark.parametrize("value", DECLINED, ids=repr)
 def test_a_declined_step_changes_nothing(engine: str, lenient: bool, value: Any) -> None:
     def rest(k: Any) -> tuple[Any, ...]:
-        statuses = [k.feed_step(_codes.STEP_DELETE, [3], 9, 9),
-                    k.feed_step(_codes.STEP_ADD, [2], 9, 9),
-                    k.feed_step(_codes.STEP_ADD, [], 9, 9)]
+        statuses = [
+            k.feed_step(_codes.STEP_DELETE, [3], 9, 9),
+            k.feed_step(_codes.STEP_ADD, [2], 9, 9),
+            k.feed_step(_codes.STEP_ADD, [], 9, 9),
+        ]
         return (statuses, k.finish(), k.reason_deletions, k.ignored_deletions)
 
     plain, odd = kernel(engine, lenient), kernel(engine, lenient)
@@ -324,9 +384,19 @@ def test_a_declined_step_changes_nothing(engine: str, lenient: bool, value: Any)
     assert rest(odd) == rest(plain)
 
 
-@pytest.mark.parametrize("steps_left, literals_left, taken", [
-    (1, 2, True), (0, 2, False), (-5, 2, False), (1, 1, False), (1, -1, False),
-    (2**80, 2**80, True), (1, 2**80, True), (-(2**80), 2, False)])
+@pytest.mark.parametrize(
+    "steps_left, literals_left, taken",
+    [
+        (1, 2, True),
+        (0, 2, False),
+        (-5, 2, False),
+        (1, 1, False),
+        (1, -1, False),
+        (2**80, 2**80, True),
+        (1, 2**80, True),
+        (-(2**80), 2, False),
+    ],
+)
 def test_the_rooms(engine: str, steps_left: int, literals_left: int, taken: bool) -> None:
     k = kernel(engine)
     k.start()
@@ -340,8 +410,16 @@ def test_feed_step_refuses_what_no_caller_gives(engine: str) -> None:
     with pytest.raises(RuntimeError, match=r"start\(\) the check before feed_step"):
         k.feed_step(_codes.STEP_ADD, [2], 1, 1)
     k.start()
-    for kind in (_codes.STEP_ADD_OUT_OF_RANGE, _codes.STEP_DELETE_NO_MATCH, -1, 7, True,
-                 0.0, None, IntSub(0)):
+    for kind in (
+        _codes.STEP_ADD_OUT_OF_RANGE,
+        _codes.STEP_DELETE_NO_MATCH,
+        -1,
+        7,
+        True,
+        0.0,
+        None,
+        IntSub(0),
+    ):
         with pytest.raises(ValueError, match="not STEP_ADD or STEP_DELETE"):
             k.feed_step(kind, [2], 1, 1)
     for rooms in ((1.0, 1), (1, None), (True, 1), (IntSub(1), 1), (1, "1")):
@@ -364,8 +442,10 @@ def test_long_steps_and_both_engines_agree(engine: str) -> None:
     # Steps far longer than the buffers' first size, and repeats: the statuses
     # and the work of both engines, through feed_step, match feed()'s.
     rng = random.Random(7)
-    steps = [[rng.choice((1, -1, 2, -2, 3, -3)) for _ in range(rng.choice((0, 1, 3, 300, 5000)))]
-             for _ in range(30)]
+    steps = [
+        [rng.choice((1, -1, 2, -2, 3, -3)) for _ in range(rng.choice((0, 1, 3, 300, 5000)))]
+        for _ in range(30)
+    ]
 
     def statuses(k: Any, one: bool) -> tuple[Any, ...]:
         k.start()
@@ -374,8 +454,9 @@ def test_long_steps_and_both_engines_agree(engine: str) -> None:
             if one:
                 out.append(k.feed_step(_codes.STEP_ADD, s, 1, len(s)))
             else:
-                out.append(k.feed(array("b", [_codes.STEP_ADD]), array("i", [0, len(s)]),
-                                  array("i", s))[0])
+                out.append(
+                    k.feed(array("b", [_codes.STEP_ADD]), array("i", [0, len(s)]), array("i", s))[0]
+                )
             if out[-1] != _codes.STATUS_VALID:
                 break
         return tuple(out), k.work, k.finish()

@@ -24,14 +24,20 @@ UNLIMITED = scc.Limits.unlimited()
 def chain(length):
     """x1 -> x2 -> ... -> xL, with the clause xL+1 v x1: satisfiable, and the lemma
     [-1, L] walks the whole chain (about 2L units of work each time it is checked)."""
-    return {"num_vars": length + 1,
-            "clauses": [[-i, i + 1] for i in range(1, length)] + [[length + 1, 1]]}
+    return {
+        "num_vars": length + 1,
+        "clauses": [[-i, i + 1] for i in range(1, length)] + [[length + 1, 1]],
+    }
 
 
 def later_calls(checker):
     """What each later call does: (call, exception type) for every call that raises."""
-    calls = {"add": lambda: checker.add([2]), "delete": lambda: checker.delete([1, 2]),
-             "feed": lambda: checker.feed([{"add": []}]), "finish": checker.finish}
+    calls = {
+        "add": lambda: checker.add([2]),
+        "delete": lambda: checker.delete([1, 2]),
+        "feed": lambda: checker.feed([{"add": []}]),
+        "finish": checker.finish,
+    }
     out = {}
     for name, call in calls.items():
         try:
@@ -41,11 +47,16 @@ def later_calls(checker):
     return out
 
 
-ALL_REFUSED = {"add": "RuntimeError", "delete": "RuntimeError", "feed": "RuntimeError",
-               "finish": "RuntimeError"}
+ALL_REFUSED = {
+    "add": "RuntimeError",
+    "delete": "RuntimeError",
+    "feed": "RuntimeError",
+    "finish": "RuntimeError",
+}
 
 
 # -- a failed feed() ----------------------------------------------------------------
+
 
 @pytest.mark.parametrize("before", [0, 1, 4095, 4096, 5000])
 def test_an_iterable_that_fails_ends_the_checker(engine, before):
@@ -87,8 +98,10 @@ def test_the_exact_reproducer_gets_no_verdict(engine):
         checker.finish()
     # The same steps, all checked, are what the verdict would have been.
     proof = [{"delete": [-1, -2]}, {"add": [2]}, {"add": []}]
-    assert scc.run({"cnf": FULL, "claim": "unsat", "proof": proof},
-                   engine=engine).result["reason"] == "lemma_not_rup"
+    assert (
+        scc.run({"cnf": FULL, "claim": "unsat", "proof": proof}, engine=engine).result["reason"]
+        == "lemma_not_rup"
+    )
 
 
 def test_a_keyboard_interrupt_from_the_iterable_ends_the_checker(engine):
@@ -201,7 +214,7 @@ def race(checker, length, out):
         out.append(checker.finish().result["valid"])
     except RuntimeError as exc:
         out.append(type(exc).__name__)
-    except Exception as exc:     # any other exception is a broken store
+    except Exception as exc:  # any other exception is a broken store
         out.append(repr(exc))
 
 
@@ -213,8 +226,7 @@ def test_threads_racing_on_one_checker_never_get_a_verdict(engine):
     for _ in range(3):
         checker = scc.Checker(chain(length), engine=engine, limits=UNLIMITED)
         out = []
-        threads = [threading.Thread(target=race, args=(checker, length, out))
-                   for _ in range(2)]
+        threads = [threading.Thread(target=race, args=(checker, length, out)) for _ in range(2)]
         for t in threads:
             t.start()
         for t in threads:
@@ -224,6 +236,7 @@ def test_threads_racing_on_one_checker_never_get_a_verdict(engine):
 
 
 # -- the kernels refuse the same misuse --------------------------------------------
+
 
 def kernel_module(engine):
     return scc._engines.resolve(engine)[1]
@@ -235,6 +248,7 @@ def kernel_reentry(engine, method):
     module = kernel_module(engine)
     cnf = chain(LENGTH[engine])
     from array import array
+
     offsets = array("i", [0])
     lits = array("i")
     for clause in cnf["clauses"]:
@@ -248,8 +262,7 @@ def kernel_reentry(engine, method):
             return
         try:
             if method == "feed":
-                got.append(kernel.feed(array("b", [STEP_ADD]), array("i", [0, 0]),
-                                       array("i")))
+                got.append(kernel.feed(array("b", [STEP_ADD]), array("i", [0, 0]), array("i")))
             elif method == "feed_step":
                 got.append(kernel.feed_step(STEP_ADD, [], 1, 1))
             elif method == "start":
@@ -257,8 +270,7 @@ def kernel_reentry(engine, method):
             elif method == "finish":
                 got.append(kernel.finish())
             elif method == "__init__":
-                got.append(kernel.__init__(1, array("i", [0]), array("i"), None, None, None,
-                                           10))
+                got.append(kernel.__init__(1, array("i", [0]), array("i"), None, None, None, 10))
             else:
                 got.append(getattr(kernel, method)())
         except RuntimeError as exc:
@@ -274,8 +286,9 @@ def kernel_reentry(engine, method):
 
 
 @pytest.mark.compiled
-@pytest.mark.parametrize("method", ["feed", "feed_step", "start", "finish", "__init__",
-                                    "_stats", "_check_invariants"])
+@pytest.mark.parametrize(
+    "method", ["feed", "feed_step", "start", "finish", "__init__", "_stats", "_check_invariants"]
+)
 def test_both_kernels_refuse_a_call_from_their_callback(method):
     compiled = kernel_reentry("compiled", method)
     reference = kernel_reentry("reference", method)
@@ -296,6 +309,7 @@ def test_the_reference_kernel_refuses_a_second_thread():
 
 
 # -- copies ----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("how", ["pickle", "copy", "deepcopy"])
 def test_a_checker_is_not_copied(engine, how):

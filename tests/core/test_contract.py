@@ -18,11 +18,13 @@ from _contract import (
 
 import sat_claim_check as scc
 
-SHARED_TOOL = Path(__file__).resolve().parents[3] / "shared" / "contract" / \
-    "sat-claim-check.tool.json"
+SHARED_TOOL = (
+    Path(__file__).resolve().parents[3] / "shared" / "contract" / "sat-claim-check.tool.json"
+)
 
 
 # -- the three examples of the tool description (SPEC §6) ---------------------
+
 
 @pytest.mark.parametrize("index", [0, 1, 2])
 def test_tool_example(engine, index):
@@ -30,16 +32,19 @@ def test_tool_example(engine, index):
     report = scc.run(example["input"], engine=engine)
     assert_result(report.result)
     assert report.result == example["output"]
-    assert json.dumps(report.result) == json.dumps(example["output"])   # key order too
+    assert json.dumps(report.result) == json.dumps(example["output"])  # key order too
 
 
 def test_examples_restated_by_hand(engine):
     # SPEC §6, written out without reading the tool description.
-    check_result(unsat(1, [[1], [-1]], [{"add": []}]), engine,
-                 result(claim="unsat", steps=1))
-    check_result(unsat(2, [[1, 2]], [{"add": [1]}]), engine,
-                 result(False, "lemma_not_rup", {"kind": "step", "step_index": 0,
-                                                 "clause": [1]}, claim="unsat"))
+    check_result(unsat(1, [[1], [-1]], [{"add": []}]), engine, result(claim="unsat", steps=1))
+    check_result(
+        unsat(2, [[1, 2]], [{"add": [1]}]),
+        engine,
+        result(
+            False, "lemma_not_rup", {"kind": "step", "step_index": 0, "clause": [1]}, claim="unsat"
+        ),
+    )
     check_result(sat(2, [[1], [-2]], [1, -2]), engine, result(claim="sat", clauses=2))
 
 
@@ -51,9 +56,14 @@ def test_shipped_tool_json_is_the_published_one():
 
 def test_tool_limits_are_the_default_limits():
     assert TOOL["limits"] == {
-        "max_vars": 10000, "max_clauses": 5000, "max_total_literals": 50000,
-        "max_assignment_literals": 10000, "max_proof_steps": 2000,
-        "max_proof_literals": 50000, "max_propagation_work": 50000000}
+        "max_vars": 10000,
+        "max_clauses": 5000,
+        "max_total_literals": 50000,
+        "max_assignment_literals": 10000,
+        "max_proof_steps": 2000,
+        "max_proof_literals": 50000,
+        "max_propagation_work": 50000000,
+    }
     assert scc.Limits().as_dict() == TOOL["limits"]
     assert scc.Limits() == scc.Limits(**TOOL["limits"])
 
@@ -64,45 +74,97 @@ STEP = "step"
 
 REASONS = [
     # (request, expected result) -- each written from SPEC §3/§4.1 by hand.
-    (sat(2, [[1, 2]], [1, 3]),
-     result(False, "assignment_variable_out_of_range",
+    (
+        sat(2, [[1, 2]], [1, 3]),
+        result(
+            False,
+            "assignment_variable_out_of_range",
             {"kind": "assignment", "assignment_index": 1, "literal": 3},
-            claim="sat")),
-    (sat(2, [[1, 2]], [2, -1, 2]),
-     result(False, "duplicate_assignment_literal",
+            claim="sat",
+        ),
+    ),
+    (
+        sat(2, [[1, 2]], [2, -1, 2]),
+        result(
+            False,
+            "duplicate_assignment_literal",
             {"kind": "assignment", "assignment_index": 2, "literal": 2, "previous_index": 0},
-            claim="sat")),
-    (sat(2, [[1, 2]], [2, 1, -2]),
-     result(False, "conflicting_assignment",
+            claim="sat",
+        ),
+    ),
+    (
+        sat(2, [[1, 2]], [2, 1, -2]),
+        result(
+            False,
+            "conflicting_assignment",
             {"kind": "assignment", "assignment_index": 2, "literal": -2, "previous_index": 0},
-            claim="sat")),
-    (sat(2, [[1, 2], [-1, -2]], [1, 2]),
-     result(False, "clause_falsified",
+            claim="sat",
+        ),
+    ),
+    (
+        sat(2, [[1, 2], [-1, -2]], [1, 2]),
+        result(
+            False,
+            "clause_falsified",
             {"kind": "clause", "clause_index": 1, "clause": [-1, -2]},
-            claim="sat", clauses=1)),
-    (sat(3, [[1], [-1, 2, -3, 2]], [1]),
-     result(False, "clause_undetermined",
-            {"kind": "clause", "clause_index": 1, "clause": [-1, 2, -3, 2],
-             "unassigned_literals": [2, -3, 2]},
-            claim="sat", clauses=1)),
-    (unsat(2, [[1, 2]], [{"add": [1, 5, -7]}]),
-     result(False, "literal_out_of_range",
+            claim="sat",
+            clauses=1,
+        ),
+    ),
+    (
+        sat(3, [[1], [-1, 2, -3, 2]], [1]),
+        result(
+            False,
+            "clause_undetermined",
+            {
+                "kind": "clause",
+                "clause_index": 1,
+                "clause": [-1, 2, -3, 2],
+                "unassigned_literals": [2, -3, 2],
+            },
+            claim="sat",
+            clauses=1,
+        ),
+    ),
+    (
+        unsat(2, [[1, 2]], [{"add": [1, 5, -7]}]),
+        result(
+            False,
+            "literal_out_of_range",
             {"kind": STEP, "step_index": 0, "literal": 5, "clause": [1, 5, -7]},
-            claim="unsat")),
-    (unsat(2, [[1, 2]], [{"add": [1]}]),
-     result(False, "lemma_not_rup", {"kind": STEP, "step_index": 0, "clause": [1]},
-            claim="unsat")),
-    (unsat(2, [[1, 2]], [{"delete": [2, 1, 2]}, {"delete": [1, 2]}]),
-     result(False, "deleted_clause_not_found",
-            {"kind": STEP, "step_index": 1, "clause": [1, 2]}, claim="unsat", steps=1)),
-    (unsat(2, [[1, 2], [-1]], [{"add": [2]}]),
-     result(False, "empty_clause_not_derived", {"kind": "conclusion", "step_count": 1},
-            claim="unsat", steps=1)),
+            claim="unsat",
+        ),
+    ),
+    (
+        unsat(2, [[1, 2]], [{"add": [1]}]),
+        result(
+            False, "lemma_not_rup", {"kind": STEP, "step_index": 0, "clause": [1]}, claim="unsat"
+        ),
+    ),
+    (
+        unsat(2, [[1, 2]], [{"delete": [2, 1, 2]}, {"delete": [1, 2]}]),
+        result(
+            False,
+            "deleted_clause_not_found",
+            {"kind": STEP, "step_index": 1, "clause": [1, 2]},
+            claim="unsat",
+            steps=1,
+        ),
+    ),
+    (
+        unsat(2, [[1, 2], [-1]], [{"add": [2]}]),
+        result(
+            False,
+            "empty_clause_not_derived",
+            {"kind": "conclusion", "step_count": 1},
+            claim="unsat",
+            steps=1,
+        ),
+    ),
 ]
 
 
-@pytest.mark.parametrize("request_, expected", REASONS,
-                         ids=[e["reason"] for _, e in REASONS])
+@pytest.mark.parametrize("request_, expected", REASONS, ids=[e["reason"] for _, e in REASONS])
 def test_each_reason(engine, request_, expected):
     check_result(request_, engine, expected)
 
@@ -111,8 +173,7 @@ def test_reasons_cover_the_output_enum():
     enum = TOOL["output_schema"]["properties"]["reason"]["enum"]
     assert sorted(e["reason"] for _, e in REASONS) == sorted(r for r in enum if r)
     kinds = TOOL["output_schema"]["properties"]["first_discrepancy"]["properties"]["kind"]
-    assert sorted({e["first_discrepancy"]["kind"] for _, e in REASONS}) == \
-        sorted(kinds["enum"])
+    assert sorted({e["first_discrepancy"]["kind"] for _, e in REASONS}) == sorted(kinds["enum"])
 
 
 def test_valid_results(engine):
@@ -121,6 +182,7 @@ def test_valid_results(engine):
 
 
 # -- the Python interface (SPEC §7) ---------------------------------------------
+
 
 def test_check_is_run_result(engine):
     request = unsat(2, [[1, 2]], [{"add": [1]}])

@@ -16,8 +16,9 @@ from _helpers import CORPUS_ABSENT, corpus_dir, corpus_expected, corpus_instance
 import sat_claim_check as scc
 
 CORPUS = corpus_dir()
-INSTANCES = ([] if CORPUS is None else
-             [i for i in corpus_instances(CORPUS) if i["tier"] == "contract"])
+INSTANCES = (
+    [] if CORPUS is None else [i for i in corpus_instances(CORPUS) if i["tier"] == "contract"]
+)
 EXPECTED = {} if CORPUS is None else corpus_expected(CORPUS)
 ABSENT = pytest.mark.skip(reason=CORPUS_ABSENT)
 

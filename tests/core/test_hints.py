@@ -33,35 +33,41 @@ def test_a_header_over_two_limits_names_both(tmp_path: Path) -> None:
     with pytest.raises(scc.LimitExceeded) as info:
         request_from_files(cnf, proof)
     err = info.value
-    assert (err.limit, err.actual, err.also_passed) == ("max_vars", 20000,
-                                                       (("max_clauses", 7000),))
+    assert (err.limit, err.actual, err.also_passed) == ("max_vars", 20000, (("max_clauses", 7000),))
     lines = limit_lines(err)
     assert "--limit max_vars=20000 --limit max_clauses=7000" in lines[-2]
     assert "Limits(max_vars=20000, max_clauses=7000)" in lines[-2]
     assert "--unlimited" in lines[-1]
     out = cli("request", "--check", "--cnf", cnf, "--proof", proof)
     assert out.returncode == 2
-    assert json.loads(out.stdout)["limit"] == "max_vars"        # the error object as before
+    assert json.loads(out.stdout)["limit"] == "max_vars"  # the error object as before
     assert any("also passes max_clauses" in line for line in err_lines(out))
 
 
 def test_a_proof_limit_names_the_file_line_and_the_flag(tmp_path: Path) -> None:
     cnf, proof = files(tmp_path, proof="c a comment\n" + "2 0\nd 2 0\n" * 20 + "0\n")
-    out = cli("request", "--check", "--cnf", cnf, "--proof", proof,
-              "--limit", "max_proof_steps=5")
+    out = cli("request", "--check", "--cnf", cnf, "--proof", proof, "--limit", "max_proof_steps=5")
     lines = err_lines(out)
-    assert lines[0].startswith(f"limit_exceeded at /proof ({proof}:7): ")   # step 5, line 7
+    assert lines[0].startswith(f"limit_exceeded at /proof ({proof}:7): ")  # step 5, line 7
     assert "--limit max_proof_steps=50 (in Python: Limits(max_proof_steps=50))" in lines[1]
 
 
 def test_check_keeps_to_one_line_on_stderr(tmp_path: Path) -> None:
     request = tmp_path / "r.json"
-    request.write_text(json.dumps({"cnf": {"num_vars": 1, "clauses": [[1], [-1]]},
-                                   "claim": "unsat", "proof": [{"add": []}] * 3}))
+    request.write_text(
+        json.dumps(
+            {
+                "cnf": {"num_vars": 1, "clauses": [[1], [-1]]},
+                "claim": "unsat",
+                "proof": [{"add": []}] * 3,
+            }
+        )
+    )
     out = cli("check", str(request), "--limit", "max_proof_steps=2")
     assert out.returncode == 2 and out.stderr.count(b"\n") == 1
     assert b"--limit max_proof_steps=3" in out.stderr and b"Limits(max_proof_steps=3)" in (
-        out.stderr)
+        out.stderr
+    )
 
 
 def test_swapped_cnf_and_proof_are_pointed_out(tmp_path: Path) -> None:
@@ -88,26 +94,47 @@ def test_explain_without_check_is_refused(tmp_path: Path) -> None:
 
 def test_a_missing_file_reads_the_same_from_every_command(tmp_path: Path) -> None:
     missing = str(tmp_path / "nope")
-    answers = [err_lines(cli(*args)) for args in (
-        ["check", missing], ["batch", missing],
-        ["request", "--cnf", missing, "--proof", missing],
-        ["request", "--check", "--cnf", missing, "--proof", missing])]
-    assert all(lines == [f"cannot read {missing!r}: No such file or directory"]
-               for lines in answers), answers
+    answers = [
+        err_lines(cli(*args))
+        for args in (
+            ["check", missing],
+            ["batch", missing],
+            ["request", "--cnf", missing, "--proof", missing],
+            ["request", "--check", "--cnf", missing, "--proof", missing],
+        )
+    ]
+    assert all(
+        lines == [f"cannot read {missing!r}: No such file or directory"] for lines in answers
+    ), answers
 
 
 def test_a_model_that_leaves_variables_unassigned_is_pointed_out(tmp_path: Path) -> None:
     (tmp_path / "f.cnf").write_text("p cnf 3 1\n1 2 3 0\n")
     (tmp_path / "m.txt").write_text("v -1 0\n")
-    out = cli("request", "--check", "--explain", "--cnf", str(tmp_path / "f.cnf"),
-              "--model", str(tmp_path / "m.txt"))
+    out = cli(
+        "request",
+        "--check",
+        "--explain",
+        "--cnf",
+        str(tmp_path / "f.cnf"),
+        "--model",
+        str(tmp_path / "m.txt"),
+    )
     assert out.returncode == 1
     assert any("a model cut short" in line for line in err_lines(out))
 
 
-@pytest.mark.parametrize(("head", "kind"), [
-    (b"c x\np cnf 1 1\n1 0\n", "cnf"), (b"1 2 0\nd 1 2 0\n", "drup"), (b"a\x02\x00", "binary"),
-    (b"s UNSATISFIABLE\n", "status"), (b"{\"cnf\": 1}", None), (b"", None)])
+@pytest.mark.parametrize(
+    ("head", "kind"),
+    [
+        (b"c x\np cnf 1 1\n1 0\n", "cnf"),
+        (b"1 2 0\nd 1 2 0\n", "drup"),
+        (b"a\x02\x00", "binary"),
+        (b"s UNSATISFIABLE\n", "status"),
+        (b'{"cnf": 1}', None),
+        (b"", None),
+    ],
+)
 def test_what_a_file_looks_like(head: bytes, kind: str | None) -> None:
     assert looks_like(head) == kind
 
@@ -122,9 +149,16 @@ def test_hints_for_text_that_did_not_parse() -> None:
 
 
 def test_a_falsified_clause_is_named_by_its_cnf_line(tmp_path: Path) -> None:
-    (tmp_path / "f.cnf").write_text("c x\np cnf 3 2\n1 2\n 0\n-1 3 0")   # no final newline
+    (tmp_path / "f.cnf").write_text("c x\np cnf 3 2\n1 2\n 0\n-1 3 0")  # no final newline
     (tmp_path / "m.txt").write_text("v 1 -2 -3 0\n")
-    out = cli("request", "--check", "--explain", "--cnf", str(tmp_path / "f.cnf"),
-              "--model", str(tmp_path / "m.txt"))
+    out = cli(
+        "request",
+        "--check",
+        "--explain",
+        "--cnf",
+        str(tmp_path / "f.cnf"),
+        "--model",
+        str(tmp_path / "m.txt"),
+    )
     assert out.returncode == 1 and json.loads(out.stdout)["first_discrepancy"]["clause_index"] == 1
     assert f"clause 1 ({tmp_path / 'f.cnf'}:5) [-1, 3]" in err_lines(out)[0]

@@ -41,8 +41,11 @@ from sat_claim_check._engines import convert_py
 # -- outcomes on every implementation ---------------------------------------------
 
 # The converter with no fast path at all: validation is the plain Python walk.
-WALK_ONLY = SimpleNamespace(flatten=lambda *args: None, flatten_steps=lambda *args: None,
-                            mark_out_of_range=convert_py.mark_out_of_range)
+WALK_ONLY = SimpleNamespace(
+    flatten=lambda *args: None,
+    flatten_steps=lambda *args: None,
+    mark_out_of_range=convert_py.mark_out_of_range,
+)
 
 
 @contextlib.contextmanager
@@ -66,9 +69,11 @@ def outcome(request: Any, engine: str, limits: scc.Limits | None = None) -> tupl
 
 def variants() -> list[tuple[str, str, Any]]:
     """(name, engine, converter) for every way this build can check a request."""
-    out = [("reference", "reference", _engine.converter()),
-           ("pure converter", "reference", convert_py),
-           ("plain walk", "reference", WALK_ONLY)]
+    out = [
+        ("reference", "reference", _engine.converter()),
+        ("pure converter", "reference", convert_py),
+        ("plain walk", "reference", WALK_ONLY),
+    ]
     if _engine.compiled_available():
         out.append(("compiled", "compiled", _engine.converter()))
     return out
@@ -93,6 +98,7 @@ def error_of(request: Any, limits: scc.Limits | None = None) -> dict[str, Any]:
 
 # -- trapped subclasses -------------------------------------------------------------
 
+
 class Sprung(BaseException):
     """A trapped method ran."""
 
@@ -100,8 +106,16 @@ class Sprung(BaseException):
 ARMED = [False]
 
 # Not trapped: what creating and destroying an object needs.
-_SPARED = {"__new__", "__init__", "__del__", "__init_subclass__", "__subclasshook__",
-           "__class_getitem__", "__class__", "__getstate__"}
+_SPARED = {
+    "__new__",
+    "__init__",
+    "__del__",
+    "__init_subclass__",
+    "__subclasshook__",
+    "__class_getitem__",
+    "__class__",
+    "__getstate__",
+}
 
 
 def _trap(name: str, original: Any) -> Any:
@@ -109,6 +123,7 @@ def _trap(name: str, original: Any) -> Any:
         if ARMED[0]:
             raise Sprung(name)
         return original(self, *args, **kwargs)
+
     method.__name__ = name
     return method
 
@@ -118,10 +133,14 @@ def _trapped_namespace(base: type, spared: frozenset[str] = frozenset()) -> dict
     for name in dir(base):
         try:
             original = getattr(base, name)
-        except AttributeError:          # type.__abstractmethods__
+        except AttributeError:  # type.__abstractmethods__
             continue
-        if (name not in _SPARED and name not in spared and callable(original)
-                and not isinstance(original, type)):
+        if (
+            name not in _SPARED
+            and name not in spared
+            and callable(original)
+            and not isinstance(original, type)
+        ):
             out[name] = _trap(name, original)
     return out
 
@@ -139,14 +158,25 @@ def _class_property(self: Any) -> type:
 
 
 # A metaclass whose every method (hash, ==, __name__...) is trapped too.
-TrapMeta = type("TrapMeta", (type,), {
-    **_trapped_namespace(type, frozenset({"__call__", "__prepare__", "mro", "__dir__",
-                                          "__sizeof__"})),
-    "__name__": property(_meta_name)})
+TrapMeta = type(
+    "TrapMeta",
+    (type,),
+    {
+        **_trapped_namespace(
+            type, frozenset({"__call__", "__prepare__", "mro", "__dir__", "__sizeof__"})
+        ),
+        "__name__": property(_meta_name),
+    },
+)
 
-TRAPPED = {base: TrapMeta(f"Trapped{base.__name__.title()}", (base,),
-                          {**_trapped_namespace(base), "__class__": property(_class_property)})
-           for base in (list, tuple, dict, str, int, float)}
+TRAPPED = {
+    base: TrapMeta(
+        f"Trapped{base.__name__.title()}",
+        (base,),
+        {**_trapped_namespace(base), "__class__": property(_class_property)},
+    )
+    for base in (list, tuple, dict, str, int, float)
+}
 
 
 @contextlib.contextmanager
@@ -163,8 +193,9 @@ def trapped(x: Any, wrap: Any = lambda path: True, path: tuple[Any, ...] = ()) -
     (dict keys too; bools and None stay as they are: they cannot be subclassed)."""
     cls = type(x)
     if cls is dict:
-        out = {trapped(k, wrap, (*path, "key", k)): trapped(v, wrap, (*path, k))
-               for k, v in x.items()}
+        out = {
+            trapped(k, wrap, (*path, "key", k)): trapped(v, wrap, (*path, k)) for k, v in x.items()
+        }
     elif cls in (list, tuple):
         out = cls(trapped(item, wrap, (*path, i)) for i, item in enumerate(x))
     elif cls in (str, int, float):
@@ -187,8 +218,7 @@ def nodes(x: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
             yield from nodes(item, (*path, i))
 
 
-def agreed_trapped(request: Any, hostile: Any,
-                   limits: scc.Limits | None = None) -> tuple[Any, ...]:
+def agreed_trapped(request: Any, hostile: Any, limits: scc.Limits | None = None) -> tuple[Any, ...]:
     """The hostile request's outcome (armed) equals the plain request's, everywhere."""
     expected = agreed(request, limits)
     with armed():
@@ -202,14 +232,25 @@ def agreed_trapped(request: Any, hostile: Any,
 
 def test_the_traps_work() -> None:
     """The traps spring on ordinary use: a passing test below means something."""
-    x, d, k, n = (TRAPPED[list]([1, 2]), TRAPPED[dict](a=1), TRAPPED[str]("add"),
-                  TRAPPED[int](5))
+    x, d, k, n = (TRAPPED[list]([1, 2]), TRAPPED[dict](a=1), TRAPPED[str]("add"), TRAPPED[int](5))
     with armed():
-        for use in (lambda: len(x), lambda: list(x), lambda: x[0], lambda: d["a"],
-                    lambda: list(d.items()), lambda: "a" in d, lambda: hash(k),
-                    lambda: k == "add", lambda: int(n), lambda: abs(n), lambda: n < 3,
-                    lambda: hash(type(x)), lambda: type(x) == list,  # noqa: E721 lambda: type(x).__name__,
-                    lambda: x.__class__, lambda: isinstance(x, dict)):
+        for use in (
+            lambda: len(x),
+            lambda: list(x),
+            lambda: x[0],
+            lambda: d["a"],
+            lambda: list(d.items()),
+            lambda: "a" in d,
+            lambda: hash(k),
+            lambda: k == "add",
+            lambda: int(n),
+            lambda: abs(n),
+            lambda: n < 3,
+            lambda: hash(type(x)),
+            lambda: type(x) == list,  # noqa: E721 lambda: type(x).__name__,
+            lambda: x.__class__,
+            lambda: isinstance(x, dict),
+        ):
             with pytest.raises(Sprung):
                 use()
 
@@ -222,8 +263,11 @@ REQUESTS = [
     {"cnf": CNF2, "claim": "sat", "assignment": [1, 2]},
     {"cnf": CNF2, "claim": "sat", "assignment": [-1, 2.0]},
     {"cnf": CNF2, "claim": "sat", "assignment": [1, 1]},
-    {"cnf": {"num_vars": 2, "clauses": [[1, 2], [-1, 2], [1, -2], [-1, -2]]},
-     "claim": "unsat", "proof": [{"add": [2]}, {"delete": [1, -2]}, {"add": []}]},
+    {
+        "cnf": {"num_vars": 2, "clauses": [[1, 2], [-1, 2], [1, -2], [-1, -2]]},
+        "claim": "unsat",
+        "proof": [{"add": [2]}, {"delete": [1, -2]}, {"add": []}],
+    },
     {"cnf": CNF2, "claim": "unsat", "proof": [{"add": [1]}, {"add": [3.0]}]},
     {"cnf": CNF2, "claim": "unsat", "proof": ({"delete": (2, 1)},)},
     # errors, one per kind of check
@@ -263,18 +307,30 @@ def test_every_node_trapped_changes_nothing(request_: Any) -> None:
 
 
 def test_trapped_nodes_over_the_limits() -> None:
-    small = scc.Limits(max_vars=5, max_clauses=2, max_total_literals=3,
-                       max_assignment_literals=2, max_proof_steps=2, max_proof_literals=3)
+    small = scc.Limits(
+        max_vars=5,
+        max_clauses=2,
+        max_total_literals=3,
+        max_assignment_literals=2,
+        max_proof_steps=2,
+        max_proof_literals=3,
+    )
     for request in [
         {"cnf": {"num_vars": 6, "clauses": []}, "claim": "sat", "assignment": []},
         {"cnf": {"num_vars": 2, "clauses": [[1], [2], [1]]}, "claim": "sat", "assignment": []},
         {"cnf": {"num_vars": 2, "clauses": [[1, 2], ["x", 2]]}, "claim": "sat", "assignment": []},
         {"cnf": CNF2 | {"clauses": [[1]]}, "claim": "sat", "assignment": [1, 2, 1]},
         {"cnf": CNF2 | {"clauses": [[1]]}, "claim": "unsat", "proof": [{"add": []}] * 3},
-        {"cnf": CNF2 | {"clauses": [[1]]}, "claim": "unsat",
-         "proof": [{"add": [1, 2]}, {"add": [1, 2]}]},
-        {"cnf": CNF2 | {"clauses": [[1]]}, "claim": "unsat",
-         "proof": [{"add": [1, 2]}, {"add": [1, "x"]}]},
+        {
+            "cnf": CNF2 | {"clauses": [[1]]},
+            "claim": "unsat",
+            "proof": [{"add": [1, 2]}, {"add": [1, 2]}],
+        },
+        {
+            "cnf": CNF2 | {"clauses": [[1]]},
+            "claim": "unsat",
+            "proof": [{"add": [1, 2]}, {"add": [1, "x"]}],
+        },
     ]:
         assert agreed_trapped(request, trapped(request), small)[0] == "error"
 
@@ -294,18 +350,24 @@ def random_literal(rnd: random.Random, bound: int) -> Any:
 def random_request(rnd: random.Random) -> dict[str, Any]:
     num_vars = rnd.randint(0, 4)
     bound = max(num_vars, 1)
-    clauses = [[random_literal(rnd, bound) for _ in range(rnd.randint(0, 3))]
-               for _ in range(rnd.randint(0, 5))]
+    clauses = [
+        [random_literal(rnd, bound) for _ in range(rnd.randint(0, 3))]
+        for _ in range(rnd.randint(0, 5))
+    ]
     request: dict[str, Any] = {"cnf": {"num_vars": num_vars, "clauses": clauses}}
     if rnd.random() < 0.4:
         request["claim"] = "sat"
-        request["assignment"] = [random_literal(rnd, bound + 1)
-                                 for _ in range(rnd.randint(0, 4))]
+        request["assignment"] = [random_literal(rnd, bound + 1) for _ in range(rnd.randint(0, 4))]
     else:
         request["claim"] = "unsat"
-        request["proof"] = [{rnd.choice(["add", "add", "delete"]):
-                             [random_literal(rnd, bound + 1) for _ in range(rnd.randint(0, 3))]}
-                            for _ in range(rnd.randint(0, 5))]
+        request["proof"] = [
+            {
+                rnd.choice(["add", "add", "delete"]): [
+                    random_literal(rnd, bound + 1) for _ in range(rnd.randint(0, 3))
+                ]
+            }
+            for _ in range(rnd.randint(0, 5))
+        ]
         if rnd.random() < 0.1:
             request["proof"].append(rnd.choice([{}, {"add": [], "delete": []}, {"x": []}, 7]))
     if rnd.random() < 0.05:
@@ -319,14 +381,23 @@ def test_random_requests_with_random_nodes_trapped() -> None:
     for _ in range(250):
         request = random_request(rnd)
         chosen = {p for p in nodes(request) if rnd.random() < 0.5}
-        limits = rnd.choice([None, scc.Limits(max_total_literals=6, max_proof_literals=5,
-                                              max_propagation_work=rnd.randint(0, 30))])
+        limits = rnd.choice(
+            [
+                None,
+                scc.Limits(
+                    max_total_literals=6,
+                    max_proof_literals=5,
+                    max_propagation_work=rnd.randint(0, 30),
+                ),
+            ]
+        )
         kind, *rest = agreed_trapped(request, trapped(request, chosen.__contains__), limits)
         kinds.add(kind if kind == "result" else rest[0]["error"])
     assert kinds == {"result", "invalid_input", "limit_exceeded"}
 
 
 # -- liars: what the overrides would have claimed, had anything asked -------------------
+
 
 class ShortList(list):
     def __len__(self) -> int:
@@ -388,14 +459,26 @@ class Fractional(float):
 
 def test_a_lying_len_neither_splits_the_engines_nor_hides_literals() -> None:
     # Before: the reference engine said valid, the compiled one raised ValueError.
-    request = {"cnf": {"num_vars": 1, "clauses": [ShortList([1]), [-1]]}, "claim": "unsat",
-               "proof": [{"add": []}]}
+    request = {
+        "cnf": {"num_vars": 1, "clauses": [ShortList([1]), [-1]]},
+        "claim": "unsat",
+        "proof": [{"add": []}],
+    }
     kind, result, _ = agreed(request)
     assert kind == "result" and result["valid"] is True and result["steps_checked"] == 1
-    big = {"cnf": {"num_vars": 1, "clauses": [ShortList([1] * 50001)]}, "claim": "sat",
-           "assignment": [1]}
-    assert error_of(big) == {"error": "limit_exceeded", "field": "cnf", "path": "/cnf/clauses",
-                             "limit": "max_total_literals", "max": 50000, "actual": 50001}
+    big = {
+        "cnf": {"num_vars": 1, "clauses": [ShortList([1] * 50001)]},
+        "claim": "sat",
+        "assignment": [1],
+    }
+    assert error_of(big) == {
+        "error": "limit_exceeded",
+        "field": "cnf",
+        "path": "/cnf/clauses",
+        "limit": "max_total_literals",
+        "max": 50000,
+        "actual": 50001,
+    }
     assignment = {"cnf": CNF2, "claim": "sat", "assignment": ShortList([1] * 10001)}
     assert error_of(assignment)["limit"] == "max_assignment_literals"
     proof = {"cnf": CNF2, "claim": "unsat", "proof": ShortList([{"add": []}] * 2001)}
@@ -403,15 +486,19 @@ def test_a_lying_len_neither_splits_the_engines_nor_hides_literals() -> None:
 
 
 def test_overridden_items_are_not_what_is_checked() -> None:
-    request = {"cnf": {"num_vars": 2, "clauses": [OtherItems([1, 2])]}, "claim": "sat",
-               "assignment": OtherItems([-1, 2])}
+    request = {
+        "cnf": {"num_vars": 2, "clauses": [OtherItems([1, 2])]},
+        "claim": "sat",
+        "assignment": OtherItems([-1, 2]),
+    }
     _, result, _ = agreed(request)
     assert result["valid"] is True and result["clauses_checked"] == 1
 
 
 def test_a_dict_that_hides_its_keys_is_read_as_what_it_holds() -> None:
-    request = NoKeys(cnf=NoKeys(num_vars=1, clauses=[[1], [-1]]), claim="unsat",
-                     proof=[NoKeys(add=[])])
+    request = NoKeys(
+        cnf=NoKeys(num_vars=1, clauses=[[1], [-1]]), claim="unsat", proof=[NoKeys(add=[])]
+    )
     _, result, _ = agreed(request)
     assert result["valid"] is True and result["steps_checked"] == 1
 
@@ -423,12 +510,18 @@ def test_a_key_is_the_string_it_holds_whatever_it_claims() -> None:
 
 def test_an_int_is_the_number_it_holds() -> None:
     # 2 read as 2, not as the 7 its overrides claim (7 is out of range).
-    request = {"cnf": {"num_vars": Seven(2), "clauses": [[Seven(2)]]}, "claim": "sat",
-               "assignment": [Seven(2)]}
+    request = {
+        "cnf": {"num_vars": Seven(2), "clauses": [[Seven(2)]]},
+        "claim": "sat",
+        "assignment": [Seven(2)],
+    }
     _, result, _ = agreed(request)
     assert result["valid"] is True
     assert error_of({"cnf": CNF2, "claim": "sat", "assignment": [Fractional(1.5)]}) == {
-        "error": "invalid_input", "field": "assignment", "path": "/assignment/0"}
+        "error": "invalid_input",
+        "field": "assignment",
+        "path": "/assignment/0",
+    }
 
 
 def test_keys_that_repeat_as_strings() -> None:
@@ -442,8 +535,7 @@ def test_keys_that_repeat_as_strings() -> None:
     cnf = {OwnHash("num_vars"): 2, OwnHash("num_vars"): 2, "clauses": []}
     assert len(cnf) == 3
     request = {"cnf": cnf, "claim": "sat", "assignment": []}
-    assert error_of(request) == {"error": "invalid_input", "field": "cnf",
-                                 "path": "/cnf/num_vars"}
+    assert error_of(request) == {"error": "invalid_input", "field": "cnf", "path": "/cnf/num_vars"}
     request = {OwnHash("cnf"): CNF2, OwnHash("cnf"): CNF2, "claim": "sat"}
     assert error_of(request) == {"error": "invalid_input", "field": "cnf", "path": "/cnf"}
     # The object's own order: an unknown key before the repeat is reported first.
@@ -451,20 +543,23 @@ def test_keys_that_repeat_as_strings() -> None:
     assert error_of(request) == {"error": "invalid_input", "field": "zzz", "path": "/zzz"}
     step = {OwnHash("add"): [1], OwnHash("add"): [1]}
     request = {"cnf": CNF2, "claim": "unsat", "proof": [{"add": [1]}, step]}
-    assert error_of(request) == {"error": "invalid_input", "field": "proof",
-                                 "path": "/proof/1/add"}
+    assert error_of(request) == {"error": "invalid_input", "field": "proof", "path": "/proof/1/add"}
 
 
 def test_an_object_that_only_claims_to_be_a_list_is_not_one() -> None:
     class Fake:
-        __class__ = list    # isinstance(Fake(), list) is True
+        __class__ = list  # isinstance(Fake(), list) is True
 
     assert isinstance(Fake(), list)
     for request, path in [
-        ({"cnf": {"num_vars": 1, "clauses": Fake()}, "claim": "sat", "assignment": []},
-         "/cnf/clauses"),
-        ({"cnf": {"num_vars": 1, "clauses": [Fake()]}, "claim": "sat", "assignment": []},
-         "/cnf/clauses/0"),
+        (
+            {"cnf": {"num_vars": 1, "clauses": Fake()}, "claim": "sat", "assignment": []},
+            "/cnf/clauses",
+        ),
+        (
+            {"cnf": {"num_vars": 1, "clauses": [Fake()]}, "claim": "sat", "assignment": []},
+            "/cnf/clauses/0",
+        ),
         ({"cnf": CNF2, "claim": "sat", "assignment": [Fake()]}, "/assignment/0"),
         ({"cnf": CNF2, "claim": "unsat", "proof": [{"add": Fake()}]}, "/proof/0/add"),
     ]:
@@ -474,7 +569,7 @@ def test_an_object_that_only_claims_to_be_a_list_is_not_one() -> None:
 # -- count before copying ----------------------------------------------------------
 
 MILLION = [1] * 1_000_000
-SECONDS = 2.0   # generous: each of these runs in milliseconds
+SECONDS = 2.0  # generous: each of these runs in milliseconds
 
 
 def timed_error(request: Any) -> dict[str, Any]:
@@ -488,10 +583,18 @@ def test_the_proof_literal_count_comes_before_copying() -> None:
     # 2000 steps of a million literals: 2e9 literals, 8 GB if they were copied.
     request = {"cnf": CNF2, "claim": "unsat", "proof": [{"add": MILLION}] * 2000}
     assert timed_error(request) == {
-        "error": "limit_exceeded", "field": "proof", "path": "/proof",
-        "limit": "max_proof_literals", "max": 50000, "actual": 2_000_000_000}
-    distinct_dicts = {"cnf": CNF2, "claim": "unsat",
-                      "proof": [{"delete": MILLION} for _ in range(2000)]}
+        "error": "limit_exceeded",
+        "field": "proof",
+        "path": "/proof",
+        "limit": "max_proof_literals",
+        "max": 50000,
+        "actual": 2_000_000_000,
+    }
+    distinct_dicts = {
+        "cnf": CNF2,
+        "claim": "unsat",
+        "proof": [{"delete": MILLION} for _ in range(2000)],
+    }
     assert timed_error(distinct_dicts)["actual"] == 2_000_000_000
 
 
@@ -499,27 +602,47 @@ def test_over_the_proof_literal_limit_a_malformed_step_still_comes_first() -> No
     # SPEC §2 step 4: the count is checked once every step is well formed.
     steps = [{"add": MILLION}] * 5 + [{"add": [1, "x"]}] + [{"add": MILLION}] * 1994
     assert timed_error({"cnf": CNF2, "claim": "unsat", "proof": steps}) == {
-        "error": "invalid_input", "field": "proof", "path": "/proof/5/add/1"}
+        "error": "invalid_input",
+        "field": "proof",
+        "path": "/proof/5/add/1",
+    }
     steps = [{"add": MILLION}] * 1500 + [{"add": MILLION, "delete": []}] + [{"add": []}]
     assert timed_error({"cnf": CNF2, "claim": "unsat", "proof": steps}) == {
-        "error": "invalid_input", "field": "proof", "path": "/proof/1500"}
+        "error": "invalid_input",
+        "field": "proof",
+        "path": "/proof/1500",
+    }
     last_bad = [*MILLION[:-1], 3.5]
     steps = [{"delete": last_bad}] * 2000
     assert timed_error({"cnf": CNF2, "claim": "unsat", "proof": steps}) == {
-        "error": "invalid_input", "field": "proof", "path": "/proof/0/delete/999999"}
+        "error": "invalid_input",
+        "field": "proof",
+        "path": "/proof/0/delete/999999",
+    }
     steps = [{"add": MILLION}] * 3 + [{"add": ShortList([*MILLION[:5], "x"])}]
     assert timed_error({"cnf": CNF2, "claim": "unsat", "proof": steps}) == {
-        "error": "invalid_input", "field": "proof", "path": "/proof/3/add/5"}
+        "error": "invalid_input",
+        "field": "proof",
+        "path": "/proof/3/add/5",
+    }
     steps = [{"add": MILLION}] * 3 + [{"add": ShortList([2, Seven(2)])}]
     assert timed_error({"cnf": CNF2, "claim": "unsat", "proof": steps})["actual"] == 3_000_002
 
 
 def test_the_cnf_literal_count_comes_before_the_literals() -> None:
-    request = {"cnf": {"num_vars": 1, "clauses": [MILLION] * 2000 + [["x"]]},
-               "claim": "sat", "assignment": []}
+    request = {
+        "cnf": {"num_vars": 1, "clauses": [MILLION] * 2000 + [["x"]]},
+        "claim": "sat",
+        "assignment": [],
+    }
     assert timed_error(request) == {
-        "error": "limit_exceeded", "field": "cnf", "path": "/cnf/clauses",
-        "limit": "max_total_literals", "max": 50000, "actual": 2_000_000_001}
+        "error": "limit_exceeded",
+        "field": "cnf",
+        "path": "/cnf/clauses",
+        "limit": "max_total_literals",
+        "max": 50000,
+        "actual": 2_000_000_001,
+    }
 
 
 def run_capped(code: str, megabytes: int) -> subprocess.CompletedProcess[str]:
@@ -529,13 +652,18 @@ def run_capped(code: str, megabytes: int) -> subprocess.CompletedProcess[str]:
         cap = {megabytes} << 20
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     """)
-    return subprocess.run([sys.executable, "-c", prelude + textwrap.dedent(code)],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", prelude + textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_no_copy_in_a_capped_process() -> None:
     # The same request in 600 MB: a copy of its literals would need 8 GB.
-    done = run_capped("""
+    done = run_capped(
+        """
         import json, sat_claim_check as scc
         from sat_claim_check._engines import convert_py
         from sat_claim_check import _engines as _engine
@@ -556,7 +684,9 @@ def test_no_copy_in_a_capped_process() -> None:
         except scc.CheckError as err:
             out.append(err.to_dict()["actual"])
         print(json.dumps(out))
-    """, 600)
+    """,
+        600,
+    )
     assert done.returncode == 0, done.stderr
     counts = json.loads(done.stdout)
     assert counts and set(counts) == {2_000_000_000}
@@ -564,13 +694,17 @@ def test_no_copy_in_a_capped_process() -> None:
 
 # -- memory at the ceilings --------------------------------------------------------
 
-HUGE = {"cnf": {"num_vars": 2**30 - 1, "clauses": [[1], [-1]]}, "claim": "unsat",
-        "proof": [{"add": []}]}
+HUGE = {
+    "cnf": {"num_vars": 2**30 - 1, "clauses": [[1], [-1]]},
+    "claim": "unsat",
+    "proof": [{"add": []}],
+}
 
 
 def test_a_request_too_big_for_memory_is_limit_exceeded() -> None:
     # Both engines allocate per variable: 2**30 variables do not fit in 1 GB.
-    done = run_capped(f"""
+    done = run_capped(
+        f"""
         import json, sat_claim_check as scc
         from sat_claim_check import _engines as _engine
         request = {HUGE!r}
@@ -584,25 +718,35 @@ def test_a_request_too_big_for_memory_is_limit_exceeded() -> None:
         small = dict(request, cnf={{"num_vars": 1, "clauses": [[1], [-1]]}})
         out["small"] = scc.check(small)["valid"]
         print(json.dumps(out))
-    """, 1024)
+    """,
+        1024,
+    )
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out.pop("small") is True
     assert "reference" in out
     for err in out.values():
         assert {k: v for k, v in err.items() if k != "message"} == {
-            "error": "limit_exceeded", "field": "cnf", "path": "/cnf/num_vars",
-            "limit": "max_vars", "max": 2**30 - 1, "actual": 2**30 - 1}
+            "error": "limit_exceeded",
+            "field": "cnf",
+            "path": "/cnf/num_vars",
+            "limit": "max_vars",
+            "max": 2**30 - 1,
+            "actual": 2**30 - 1,
+        }
 
 
 def test_the_command_line_reports_it_without_a_traceback(tmp_path: Any) -> None:
     path = tmp_path / "huge.json"
     path.write_text(json.dumps(HUGE))
-    done = run_capped(f"""
+    done = run_capped(
+        f"""
         import sys
         from sat_claim_check.cli import main
         sys.exit(main(["check", "--unlimited", {str(path)!r}]))
-    """, 1024)
+    """,
+        1024,
+    )
     assert done.returncode == 2, done.stderr
     assert json.loads(done.stdout)["limit"] == "max_vars"
     assert "Traceback" not in done.stderr
@@ -613,8 +757,11 @@ def test_which_size_an_allocation_failure_names() -> None:
     assert _sizes.out_of_memory(v, scc.Limits.unlimited()).limit == "max_vars"
     # The size furthest above its contract value: 200 times max_proof_literals
     # beats twice max_vars.
-    request = {"cnf": {"num_vars": 20000, "clauses": [[1], [-1]]}, "claim": "unsat",
-               "proof": [{"add": [1] * 10_000_000}]}
+    request = {
+        "cnf": {"num_vars": 20000, "clauses": [[1], [-1]]},
+        "claim": "unsat",
+        "proof": [{"add": [1] * 10_000_000}],
+    }
     v = _validate.validate(request, scc.Limits.unlimited())
     err = _sizes.out_of_memory(v, scc.Limits.unlimited())
     assert (err.limit, err.actual, err.path) == ("max_proof_literals", 10_000_000, "/proof")
@@ -630,12 +777,17 @@ def test_a_memory_error_within_the_contract_limits_is_not_hidden() -> None:
 
     v = _validate.validate({"cnf": CNF2, "claim": "unsat", "proof": []}, scc.Limits())
     with pytest.raises(MemoryError):
-        check_request(v, Options("reference", SimpleNamespace(Kernel=Kernel), scc.Limits(),
-                                 False, None))
+        check_request(
+            v, Options("reference", SimpleNamespace(Kernel=Kernel), scc.Limits(), False, None)
+        )
     v = _validate.validate(HUGE, scc.Limits.unlimited())
     with pytest.raises(scc.LimitExceeded):
-        check_request(v, Options("reference", SimpleNamespace(Kernel=Kernel),
-                                 scc.Limits.unlimited(), False, None))
+        check_request(
+            v,
+            Options(
+                "reference", SimpleNamespace(Kernel=Kernel), scc.Limits.unlimited(), False, None
+            ),
+        )
 
 
 def test_an_ordered_dict_is_read_in_insertion_order() -> None:

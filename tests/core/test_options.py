@@ -22,8 +22,13 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 def _batch(**kw: Any) -> Any:
     stream = io.BytesIO(b"")
-    return run_batch(stream, io.StringIO(), jobs=1, progress=BatchProgress(stream, 0),
-                     **{"engine": "auto", "limits": None, **kw})
+    return run_batch(
+        stream,
+        io.StringIO(),
+        jobs=1,
+        progress=BatchProgress(stream, 0),
+        **{"engine": "auto", "limits": None, **kw},
+    )
 
 
 # Each door with its settings as keyword arguments (the batch takes no progress).
@@ -33,8 +38,7 @@ DOORS: dict[str, Callable[..., Any]] = {
     "check_json": lambda **kw: scc.check_json(b"{}", **kw),
     "Checker": lambda **kw: scc.Checker(CNF, **kw),
     "run_dimacs": lambda **kw: dimacs.run_dimacs("p cnf 1 2\n1 0\n-1 0\n", "0\n", **kw),
-    "run_files": lambda **kw: dimacs.run_files(EXAMPLES / "php5.cnf", EXAMPLES / "php5.drup",
-                                               **kw),
+    "run_files": lambda **kw: dimacs.run_files(EXAMPLES / "php5.cnf", EXAMPLES / "php5.drup", **kw),
     "batch": lambda **kw: _batch(**{k: v for k, v in kw.items() if k != "progress"}),
 }
 
@@ -50,14 +54,21 @@ MISUSES = [
 ]
 
 
-@pytest.mark.parametrize(("door", "settings", "error", "said"), [
-    (door, *misuse) for door in DOORS for misuse in MISUSES
-    if not (door == "batch" and "progress" in misuse[0])])
-def test_every_door_refuses_a_setting_the_same_way(door: str, settings: dict[str, Any],
-                                                   error: type, said: str) -> None:
+@pytest.mark.parametrize(
+    ("door", "settings", "error", "said"),
+    [
+        (door, *misuse)
+        for door in DOORS
+        for misuse in MISUSES
+        if not (door == "batch" and "progress" in misuse[0])
+    ],
+)
+def test_every_door_refuses_a_setting_the_same_way(
+    door: str, settings: dict[str, Any], error: type, said: str
+) -> None:
     with pytest.raises(error, match=said) as info:
         DOORS[door](**settings)
-    assert type(info.value) is error        # not a CheckError: the call, not the input
+    assert type(info.value) is error  # not a CheckError: the call, not the input
 
 
 def test_checked_settings_is_options_without_the_engine() -> None:
@@ -66,8 +77,9 @@ def test_checked_settings_is_options_without_the_engine() -> None:
             continue
         kwargs = {k: v for k, v in settings.items() if k != "engine"}
         with pytest.raises(error, match=said):
-            checked_settings(kwargs.get("limits"), kwargs.get("deletions", "strict"),
-                             kwargs.get("progress"))
+            checked_settings(
+                kwargs.get("limits"), kwargs.get("deletions", "strict"), kwargs.get("progress")
+            )
     assert checked_settings(None) is scc.limits.CONTRACT_LIMITS
 
 

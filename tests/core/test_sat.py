@@ -12,14 +12,23 @@ def assignment_error(reason, index, literal, previous=None, clauses=0):
 
 
 def falsified(k, clause):
-    return result(False, "clause_falsified", {"kind": "clause", "clause_index": k,
-                                              "clause": clause}, claim="sat", clauses=k)
+    return result(
+        False,
+        "clause_falsified",
+        {"kind": "clause", "clause_index": k, "clause": clause},
+        claim="sat",
+        clauses=k,
+    )
 
 
 def undetermined(k, clause, unassigned):
-    return result(False, "clause_undetermined",
-                  {"kind": "clause", "clause_index": k, "clause": clause,
-                   "unassigned_literals": unassigned}, claim="sat", clauses=k)
+    return result(
+        False,
+        "clause_undetermined",
+        {"kind": "clause", "clause_index": k, "clause": clause, "unassigned_literals": unassigned},
+        claim="sat",
+        clauses=k,
+    )
 
 
 OOR = "assignment_variable_out_of_range"
@@ -27,24 +36,27 @@ DUP = "duplicate_assignment_literal"
 CONFLICT = "conflicting_assignment"
 
 
-@pytest.mark.parametrize("num_vars, assignment, expected", [
-    (2, [0], assignment_error(OOR, 0, 0)),
-    (2, [1, 0, 0], assignment_error(OOR, 1, 0)),
-    (2, [1, -2, 3], assignment_error(OOR, 2, 3)),
-    (2, [-3], assignment_error(OOR, 0, -3)),
-    (0, [1], assignment_error(OOR, 0, 1)),
-    (2, [1, 2, 1], assignment_error(DUP, 2, 1, 0)),
-    (2, [-2, 1, -2, -2], assignment_error(DUP, 2, -2, 0)),
-    (2, [1, 2, -2], assignment_error(CONFLICT, 2, -2, 1)),
-    (2, [-1, 2, 1], assignment_error(CONFLICT, 2, 1, 0)),
-    # the scan goes index by index: the first bad index wins, whatever the kind
-    (2, [1, 1, 3], assignment_error(DUP, 1, 1, 0)),
-    (2, [1, -1, 1], assignment_error(CONFLICT, 1, -1, 0)),
-    (2, [1, 3, 1], assignment_error(OOR, 1, 3)),
-    # a literal both repeated and negated: whichever index comes first decides
-    (3, [2, -2, 2], assignment_error(CONFLICT, 1, -2, 0)),
-    (3, [2, 3, 2, -2], assignment_error(DUP, 2, 2, 0)),
-])
+@pytest.mark.parametrize(
+    "num_vars, assignment, expected",
+    [
+        (2, [0], assignment_error(OOR, 0, 0)),
+        (2, [1, 0, 0], assignment_error(OOR, 1, 0)),
+        (2, [1, -2, 3], assignment_error(OOR, 2, 3)),
+        (2, [-3], assignment_error(OOR, 0, -3)),
+        (0, [1], assignment_error(OOR, 0, 1)),
+        (2, [1, 2, 1], assignment_error(DUP, 2, 1, 0)),
+        (2, [-2, 1, -2, -2], assignment_error(DUP, 2, -2, 0)),
+        (2, [1, 2, -2], assignment_error(CONFLICT, 2, -2, 1)),
+        (2, [-1, 2, 1], assignment_error(CONFLICT, 2, 1, 0)),
+        # the scan goes index by index: the first bad index wins, whatever the kind
+        (2, [1, 1, 3], assignment_error(DUP, 1, 1, 0)),
+        (2, [1, -1, 1], assignment_error(CONFLICT, 1, -1, 0)),
+        (2, [1, 3, 1], assignment_error(OOR, 1, 3)),
+        # a literal both repeated and negated: whichever index comes first decides
+        (3, [2, -2, 2], assignment_error(CONFLICT, 1, -2, 0)),
+        (3, [2, 3, 2, -2], assignment_error(DUP, 2, 2, 0)),
+    ],
+)
 def test_assignment_scan(engine, num_vars, assignment, expected):
     # the clauses would fail too (an empty clause): the scan comes first
     check_result(sat(num_vars, [[]], assignment), engine, expected)
@@ -62,8 +74,9 @@ def test_empty_clause_is_falsified(engine):
 
 def test_clause_undetermined(engine):
     # literals whose variable is unassigned, in clause order, repeats kept, as given
-    check_result(sat(3, [[1], [-1, 2, -3, 2]], [1]), engine,
-                 undetermined(1, [-1, 2, -3, 2], [2, -3, 2]))
+    check_result(
+        sat(3, [[1], [-1, 2, -3, 2]], [1]), engine, undetermined(1, [-1, 2, -3, 2], [2, -3, 2])
+    )
     check_result(sat(3, [[3, -3, 2]], [-2]), engine, undetermined(0, [3, -3, 2], [3, -3]))
     check_result(sat(3, [[1, 2, 3]], []), engine, undetermined(0, [1, 2, 3], [1, 2, 3]))
 
@@ -75,8 +88,7 @@ def test_first_failing_clause_wins(engine):
 
 
 def test_partial_assignment_is_enough(engine):
-    check_result(sat(3, [[1, 2], [1, -3], [2, 1]], [1]), engine,
-                 result(claim="sat", clauses=3))
+    check_result(sat(3, [[1, 2], [1, -3], [2, 1]], [1]), engine, result(claim="sat", clauses=3))
     check_result(sat(5, [], []), engine, result(claim="sat", clauses=0))
     check_result(sat(0, [], []), engine, result(claim="sat", clauses=0))
 
@@ -88,6 +100,5 @@ def test_tautology_clause_needs_an_assigned_literal(engine):
 
 
 def test_sat_claim_ignores_work_and_returns_zero_steps(engine):
-    r = check_result(sat(2, [[1], [-2]], [1, -2]), engine, result(claim="sat", clauses=2),
-                     work=0)
+    r = check_result(sat(2, [[1], [-2]], [1, -2]), engine, result(claim="sat", clauses=2), work=0)
     assert r.reason_deletions == ()

@@ -36,8 +36,10 @@ def test_shipped_schemas_are_the_tool_descriptions():
     assert _without_annotations(INPUT_SCHEMA) == TOOL["input_schema"]
     assert _without_annotations(OUTPUT_SCHEMA) == TOOL["output_schema"]
     for schema in (INPUT_SCHEMA, OUTPUT_SCHEMA):
-        assert schema.get("$schema", "https://json-schema.org/draft/2020-12/schema") == \
-            "https://json-schema.org/draft/2020-12/schema"
+        assert (
+            schema.get("$schema", "https://json-schema.org/draft/2020-12/schema")
+            == "https://json-schema.org/draft/2020-12/schema"
+        )
         jsonschema.Draft202012Validator.check_schema(schema)
 
 
@@ -61,6 +63,7 @@ def test_shipped_files_are_package_data():
 
 
 # -- the differential test --------------------------------------------------------------
+
 
 def ours_accepts(request):
     try:
@@ -96,9 +99,38 @@ def agree(request):
         assert ok == extra_rules_hold(request)
 
 
-JUNK = st.sampled_from([None, True, False, "x", "", "1", 1.5, -0.5, 2.0, 0, -1, 1, 3,
-                        10000, 10001, -10000, -10001, 10**20, -10**20, 1e300, math.inf,
-                        math.nan, [], {}, [1], [[1]], {"add": []}, {"num_vars": 1}])
+JUNK = st.sampled_from(
+    [
+        None,
+        True,
+        False,
+        "x",
+        "",
+        "1",
+        1.5,
+        -0.5,
+        2.0,
+        0,
+        -1,
+        1,
+        3,
+        10000,
+        10001,
+        -10000,
+        -10001,
+        10**20,
+        -(10**20),
+        1e300,
+        math.inf,
+        math.nan,
+        [],
+        {},
+        [1],
+        [[1]],
+        {"add": []},
+        {"num_vars": 1},
+    ]
+)
 
 
 @st.composite
@@ -107,12 +139,16 @@ def sometimes(draw, good, rate=12, junk=JUNK):
     return draw(junk if draw(st.integers(0, rate - 1)) == 0 else good)
 
 
-INT_LIKE = sometimes(st.sampled_from([1, -1, 2, -2, 3, -3, 4, -4]), 15,
-                     st.sampled_from([0, 10000, -10000, 10001, -10001, 3.0, -2.0, 9999]))
+INT_LIKE = sometimes(
+    st.sampled_from([1, -1, 2, -2, 3, -3, 4, -4]),
+    15,
+    st.sampled_from([0, 10000, -10000, 10001, -10001, 3.0, -2.0, 9999]),
+)
 LITERAL = sometimes(INT_LIKE, 60)
 LITERALS = sometimes(st.lists(LITERAL, max_size=4), 30)
-NUM_VARS = sometimes(sometimes(st.integers(3, 6), 6,
-                              st.sampled_from([0, 1, 2, 10000, 10001, -1, 4.0])), 20)
+NUM_VARS = sometimes(
+    sometimes(st.integers(3, 6), 6, st.sampled_from([0, 1, 2, 10000, 10001, -1, 4.0])), 20
+)
 
 
 @st.composite
@@ -130,13 +166,21 @@ def obj(draw, fields, extra_keys):
     return d
 
 
-STEP = sometimes(st.one_of(
-    obj([("add", LITERALS)], ["delete", "Add", "x"]),
-    obj([("delete", LITERALS)], ["add", "Delete"])), 30)
+STEP = sometimes(
+    st.one_of(
+        obj([("add", LITERALS)], ["delete", "Add", "x"]),
+        obj([("delete", LITERALS)], ["add", "Delete"]),
+    ),
+    30,
+)
 
-CNF = sometimes(obj([("num_vars", NUM_VARS),
-                     ("clauses", sometimes(st.lists(LITERALS, max_size=5), 25))],
-                    ["vars", "Clauses"]), 25)
+CNF = sometimes(
+    obj(
+        [("num_vars", NUM_VARS), ("clauses", sometimes(st.lists(LITERALS, max_size=5), 25))],
+        ["vars", "Clauses"],
+    ),
+    25,
+)
 
 
 @st.composite
@@ -144,7 +188,8 @@ def requests(draw):
     claim = draw(sometimes(st.sampled_from(["sat", "unsat"]), 25))
     fields = [("cnf", CNF), ("claim", st.just(claim))]
     matching = {"sat": "assignment", "unsat": "proof"}.get(
-        claim if isinstance(claim, str) else "", "neither")
+        claim if isinstance(claim, str) else "", "neither"
+    )
     which = draw(st.sampled_from([matching] * 5 + ["assignment", "proof", "both", "neither"]))
     if which in ("assignment", "both"):
         fields.append(("assignment", sometimes(st.lists(LITERAL, max_size=6), 25)))
@@ -156,8 +201,13 @@ def requests(draw):
 def test_section_2_agrees_with_input_schema():
     seen = {"schema-accepts": 0, "schema-rejects": 0, "ours-accepts": 0}
 
-    @settings(max_examples=400, deadline=None, database=None, derandomize=True,
-              suppress_health_check=[HealthCheck.too_slow])
+    @settings(
+        max_examples=400,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
     @given(requests())
     def property_(request):
         schema_ok = INPUT_VALIDATOR.is_valid(request)
@@ -179,7 +229,7 @@ AT_THE_LIMITS = [
     (sat(10001, [], []), False),
     (sat(1, [[1]] * 5000, [1]), True),
     (sat(1, [[1]] * 5001, [1]), False),
-    (sat(1, [], [1] * 10000), True),          # duplicates are a verdict, not an error
+    (sat(1, [], [1] * 10000), True),  # duplicates are a verdict, not an error
     (sat(1, [], [1] * 10001), False),
     (sat(2, [], [10000, -10000]), True),
     (sat(2, [], [10001]), False),
@@ -194,8 +244,9 @@ AT_THE_LIMITS = [
 ]
 
 
-@pytest.mark.parametrize("request_, accepted", AT_THE_LIMITS,
-                         ids=[str(i) for i in range(len(AT_THE_LIMITS))])
+@pytest.mark.parametrize(
+    "request_, accepted", AT_THE_LIMITS, ids=[str(i) for i in range(len(AT_THE_LIMITS))]
+)
 def test_agreement_at_the_limits(request_, accepted):
     assert INPUT_VALIDATOR.is_valid(request_) is accepted
     assert ours_accepts(request_) is accepted
@@ -205,15 +256,13 @@ def test_agreement_at_the_limits(request_, accepted):
 def test_stricter_than_the_schema_only_where_the_spec_says():
     # schema accepts; §2 rejects: the extra rules, one by one
     extra = [
-        sat(2, [[1, 0]], [1]),                                  # 0 in the CNF
-        sat(2, [[3]], [1]),                                      # above num_vars
+        sat(2, [[1, 0]], [1]),  # 0 in the CNF
+        sat(2, [[3]], [1]),  # above num_vars
         {"cnf": {"num_vars": 1, "clauses": []}, "claim": "sat"},  # no assignment
         {"cnf": {"num_vars": 1, "clauses": []}, "claim": "unsat"},  # no proof
-        {"cnf": {"num_vars": 1, "clauses": []}, "claim": "sat", "assignment": [],
-         "proof": []},
-        {"cnf": {"num_vars": 1, "clauses": []}, "claim": "unsat", "assignment": [],
-         "proof": []},
-        sat(2, [[1, 2] * 5000] * 5 + [[1]], [1]),                # 50001 CNF literals
+        {"cnf": {"num_vars": 1, "clauses": []}, "claim": "sat", "assignment": [], "proof": []},
+        {"cnf": {"num_vars": 1, "clauses": []}, "claim": "unsat", "assignment": [], "proof": []},
+        sat(2, [[1, 2] * 5000] * 5 + [[1]], [1]),  # 50001 CNF literals
         unsat(1, [[]], [{"add": [1] * 25}] * 1999 + [{"add": [1] * 26}]),  # 50001
     ]
     for request in extra:

@@ -47,9 +47,10 @@ def test_pyproject_does_not_write_the_version_again() -> None:
 
 def test_the_changelog_has_a_section_for_the_version() -> None:
     text = _checkout_file("CHANGELOG.md")
-    if ".dev" in scc.__version__:       # between releases: the changes so far
+    if ".dev" in scc.__version__:  # between releases: the changes so far
         assert re.search(r"^## \[Unreleased\]$", text, re.M)
         return
     heading = rf"^## \[{re.escape(scc.__version__)}\] - \d{{4}}-\d{{2}}-\d{{2}}$"
     assert re.search(heading, text, re.M), (
-        f"CHANGELOG.md has no '## [{scc.__version__}] - YYYY-MM-DD' section")
+        f"CHANGELOG.md has no '## [{scc.__version__}] - YYYY-MM-DD' section"
+    )

@@ -20,16 +20,19 @@ EX1 = b'{"cnf":{"num_vars":1,"clauses":[[1],[-1]]},"claim":"unsat","proof":[{"ad
 EX2 = b'{"cnf":{"num_vars":2,"clauses":[[1,2]]},"claim":"unsat","proof":[{"add":[1]}]}'
 EX3 = b'{"cnf":{"num_vars":2,"clauses":[[1],[-2]]},"claim":"sat","assignment":[1,-2]}'
 
-OUT1 = (b'{"valid":true,"reason":null,"first_discrepancy":null,"claim":"unsat",'
-        b'"clauses_checked":0,"steps_checked":1,"reference_version":"'
-        + REFERENCE_VERSION + b'"}\n')
-OUT2 = (b'{"valid":false,"reason":"lemma_not_rup","first_discrepancy":'
-        b'{"kind":"step","step_index":0,"clause":[1]},"claim":"unsat",'
-        b'"clauses_checked":0,"steps_checked":0,"reference_version":"'
-        + REFERENCE_VERSION + b'"}\n')
-OUT3 = (b'{"valid":true,"reason":null,"first_discrepancy":null,"claim":"sat",'
-        b'"clauses_checked":2,"steps_checked":0,"reference_version":"'
-        + REFERENCE_VERSION + b'"}\n')
+OUT1 = (
+    b'{"valid":true,"reason":null,"first_discrepancy":null,"claim":"unsat",'
+    b'"clauses_checked":0,"steps_checked":1,"reference_version":"' + REFERENCE_VERSION + b'"}\n'
+)
+OUT2 = (
+    b'{"valid":false,"reason":"lemma_not_rup","first_discrepancy":'
+    b'{"kind":"step","step_index":0,"clause":[1]},"claim":"unsat",'
+    b'"clauses_checked":0,"steps_checked":0,"reference_version":"' + REFERENCE_VERSION + b'"}\n'
+)
+OUT3 = (
+    b'{"valid":true,"reason":null,"first_discrepancy":null,"claim":"sat",'
+    b'"clauses_checked":2,"steps_checked":0,"reference_version":"' + REFERENCE_VERSION + b'"}\n'
+)
 
 UNUSABLE = b'{"error":"invalid_input","field":null,"path":"","message":'
 
@@ -56,6 +59,7 @@ def assert_rejected(out, prefix):
 
 # -- results ------------------------------------------------------------------------
 
+
 def test_valid_on_stdin(engine):
     assert_result_run(cli("check", "--engine", engine, stdin=EX1), 0, OUT1)
     assert_result_run(cli("check", "-", "--engine", engine, stdin=EX3), 0, OUT3)
@@ -72,35 +76,44 @@ def test_not_valid_from_a_file(engine, tmp_path):
 
 
 def test_discrepancy_key_order(engine):
-    request = (b'{"assignment":[-1,2,-3,-2],"claim":"sat",'
-               b'"cnf":{"clauses":[[1,2]],"num_vars":3}}')
-    expected = (b'{"valid":false,"reason":"conflicting_assignment","first_discrepancy":'
-                b'{"kind":"assignment","assignment_index":3,"literal":-2,"previous_index":1},'
-                b'"claim":"sat","clauses_checked":0,"steps_checked":0,"reference_version":"'
-                + REFERENCE_VERSION + b'"}\n')
+    request = b'{"assignment":[-1,2,-3,-2],"claim":"sat","cnf":{"clauses":[[1,2]],"num_vars":3}}'
+    expected = (
+        b'{"valid":false,"reason":"conflicting_assignment","first_discrepancy":'
+        b'{"kind":"assignment","assignment_index":3,"literal":-2,"previous_index":1},'
+        b'"claim":"sat","clauses_checked":0,"steps_checked":0,"reference_version":"'
+        + REFERENCE_VERSION
+        + b'"}\n'
+    )
     assert_result_run(cli("check", "--engine", engine, stdin=request), 1, expected)
     request = b'{"cnf":{"num_vars":3,"clauses":[[1],[3,-1,2]]},"claim":"sat","assignment":[1]}'
-    expected = (b'{"valid":false,"reason":"clause_undetermined","first_discrepancy":'
-                b'{"kind":"clause","clause_index":1,"clause":[3,-1,2],'
-                b'"unassigned_literals":[3,2]},"claim":"sat","clauses_checked":1,'
-                b'"steps_checked":0,"reference_version":"' + REFERENCE_VERSION + b'"}\n')
+    expected = (
+        b'{"valid":false,"reason":"clause_undetermined","first_discrepancy":'
+        b'{"kind":"clause","clause_index":1,"clause":[3,-1,2],'
+        b'"unassigned_literals":[3,2]},"claim":"sat","clauses_checked":1,'
+        b'"steps_checked":0,"reference_version":"' + REFERENCE_VERSION + b'"}\n'
+    )
     assert_result_run(cli("check", "--engine", engine, stdin=request), 1, expected)
     request = b'{"cnf":{"num_vars":2,"clauses":[]},"claim":"unsat","proof":[{"add":[2,-4]}]}'
-    expected = (b'{"valid":false,"reason":"literal_out_of_range","first_discrepancy":'
-                b'{"kind":"step","step_index":0,"literal":-4,"clause":[2,-4]},'
-                b'"claim":"unsat","clauses_checked":0,"steps_checked":0,"reference_version":"'
-                + REFERENCE_VERSION + b'"}\n')
+    expected = (
+        b'{"valid":false,"reason":"literal_out_of_range","first_discrepancy":'
+        b'{"kind":"step","step_index":0,"literal":-4,"clause":[2,-4]},'
+        b'"claim":"unsat","clauses_checked":0,"steps_checked":0,"reference_version":"'
+        + REFERENCE_VERSION
+        + b'"}\n'
+    )
     assert_result_run(cli("check", "--engine", engine, stdin=request), 1, expected)
 
 
 def test_numbers_with_a_fraction_or_exponent(engine):
     # 2.0 is 2 and 3e0 is 3, and the output says 3
-    request = (b'{"cnf":{"num_vars":2.0,"clauses":[[1.0,-2]]},"claim":"sat",'
-               b'"assignment":[2.0,3e0]}')
-    expected = (b'{"valid":false,"reason":"assignment_variable_out_of_range",'
-                b'"first_discrepancy":{"kind":"assignment","assignment_index":1,"literal":3},'
-                b'"claim":"sat","clauses_checked":0,"steps_checked":0,"reference_version":"'
-                + REFERENCE_VERSION + b'"}\n')
+    request = b'{"cnf":{"num_vars":2.0,"clauses":[[1.0,-2]]},"claim":"sat","assignment":[2.0,3e0]}'
+    expected = (
+        b'{"valid":false,"reason":"assignment_variable_out_of_range",'
+        b'"first_discrepancy":{"kind":"assignment","assignment_index":1,"literal":3},'
+        b'"claim":"sat","clauses_checked":0,"steps_checked":0,"reference_version":"'
+        + REFERENCE_VERSION
+        + b'"}\n'
+    )
     assert_result_run(cli("check", "--engine", engine, stdin=request), 1, expected)
 
 
@@ -113,54 +126,78 @@ def test_pretty_is_the_same_object():
 
 # -- errors ----------------------------------------------------------------------------
 
+
 def test_invalid_request():
     out = cli("check", stdin=b'{"cnf":{"num_vars":2,"clauses":[[1,0]]},"claim":"x"}')
-    assert_rejected(out, b'{"error":"invalid_input","field":"cnf","path":"/cnf/clauses/0/1",'
-                         b'"message":')
+    assert_rejected(
+        out, b'{"error":"invalid_input","field":"cnf","path":"/cnf/clauses/0/1","message":'
+    )
     out = cli("check", stdin=b'{"cnf":{"num_vars":2,"clauses":[]},"zzz":1}')
     assert_rejected(out, b'{"error":"invalid_input","field":"zzz","path":"/zzz","message":')
 
 
 def test_exponent_overflow_is_not_an_integer():
-    out = cli("check", stdin=b'{"cnf":{"num_vars":1e400,"clauses":[]},"claim":"sat",'
-                              b'"assignment":[]}')
-    assert_rejected(out, b'{"error":"invalid_input","field":"cnf","path":"/cnf/num_vars",'
-                         b'"message":')
+    out = cli(
+        "check", stdin=b'{"cnf":{"num_vars":1e400,"clauses":[]},"claim":"sat","assignment":[]}'
+    )
+    assert_rejected(
+        out, b'{"error":"invalid_input","field":"cnf","path":"/cnf/num_vars","message":'
+    )
 
 
 def test_limit_errors():
-    out = cli("check", stdin=b'{"cnf":{"num_vars":1000000000000000000000000000000,'
-                              b'"clauses":[]},"claim":"sat","assignment":[]}')
-    assert_rejected(out, b'{"error":"limit_exceeded","field":"cnf","path":"/cnf/num_vars",'
-                         b'"limit":"max_vars","max":10000,'
-                         b'"actual":1000000000000000000000000000000,"message":')
+    out = cli(
+        "check",
+        stdin=b'{"cnf":{"num_vars":1000000000000000000000000000000,'
+        b'"clauses":[]},"claim":"sat","assignment":[]}',
+    )
+    assert_rejected(
+        out,
+        b'{"error":"limit_exceeded","field":"cnf","path":"/cnf/num_vars",'
+        b'"limit":"max_vars","max":10000,'
+        b'"actual":1000000000000000000000000000000,"message":',
+    )
     out = cli("check", "--limit", "max_vars=1", stdin=EX3)
-    assert_rejected(out, b'{"error":"limit_exceeded","field":"cnf","path":"/cnf/num_vars",'
-                         b'"limit":"max_vars","max":1,"actual":2,"message":')
+    assert_rejected(
+        out,
+        b'{"error":"limit_exceeded","field":"cnf","path":"/cnf/num_vars",'
+        b'"limit":"max_vars","max":1,"actual":2,"message":',
+    )
 
 
 def test_work_limit_error(engine):
     # example 2 costs 3 units of work, all at step 0 (see test_unsat.py)
     out = cli("check", "--engine", engine, "--limit", "max_propagation_work=2", stdin=EX2)
-    assert_rejected(out, b'{"error":"limit_exceeded","field":"proof","path":"/proof/0",'
-                         b'"limit":"max_propagation_work","max":2,"step_index":0,"message":')
+    assert_rejected(
+        out,
+        b'{"error":"limit_exceeded","field":"proof","path":"/proof/0",'
+        b'"limit":"max_propagation_work","max":2,"step_index":0,"message":',
+    )
     # example 1 costs 1 unit, in the initial build
     out = cli("check", "--engine", engine, "--limit", "max_propagation_work=0", stdin=EX1)
-    assert_rejected(out, b'{"error":"limit_exceeded","field":"cnf","path":"/cnf",'
-                         b'"limit":"max_propagation_work","max":0,"step_index":null,'
-                         b'"message":')
-    assert_result_run(cli("check", "--engine", engine, "--limit", "max_propagation_work=3",
-                          stdin=EX2), 1, OUT2)
+    assert_rejected(
+        out,
+        b'{"error":"limit_exceeded","field":"cnf","path":"/cnf",'
+        b'"limit":"max_propagation_work","max":0,"step_index":null,'
+        b'"message":',
+    )
+    assert_result_run(
+        cli("check", "--engine", engine, "--limit", "max_propagation_work=3", stdin=EX2), 1, OUT2
+    )
 
 
 def test_unlimited():
     request = b'{"cnf":{"num_vars":10001,"clauses":[[10001]]},"claim":"sat","assignment":[10001]}'
     out = cli("check", stdin=request)
-    assert_rejected(out, b'{"error":"limit_exceeded","field":"cnf","path":"/cnf/num_vars",'
-                         b'"limit":"max_vars","max":10000,"actual":10001,"message":')
-    expected = (b'{"valid":true,"reason":null,"first_discrepancy":null,"claim":"sat",'
-                b'"clauses_checked":1,"steps_checked":0,"reference_version":"'
-                + REFERENCE_VERSION + b'"}\n')
+    assert_rejected(
+        out,
+        b'{"error":"limit_exceeded","field":"cnf","path":"/cnf/num_vars",'
+        b'"limit":"max_vars","max":10000,"actual":10001,"message":',
+    )
+    expected = (
+        b'{"valid":true,"reason":null,"first_discrepancy":null,"claim":"sat",'
+        b'"clauses_checked":1,"steps_checked":0,"reference_version":"' + REFERENCE_VERSION + b'"}\n'
+    )
     assert_result_run(cli("check", "--unlimited", stdin=request), 0, expected)
 
 
@@ -178,14 +215,13 @@ UNUSABLE_TEXTS = {
     "utf16": EX3.decode().encode("utf-16"),
     "nan": b'{"cnf":{"num_vars":NaN,"clauses":[]},"claim":"sat","assignment":[]}',
     "infinity": b'{"cnf":{"num_vars":1,"clauses":[[Infinity]]},"claim":"sat","assignment":[]}',
-    "minus-infinity": b'{"cnf":{"num_vars":1,"clauses":[]},"claim":"sat",'
-                      b'"assignment":[-Infinity]}',
+    "minus-infinity": b'{"cnf":{"num_vars":1,"clauses":[]},"claim":"sat","assignment":[-Infinity]}',
     "repeated-key": b'{"cnf":{"num_vars":1,"clauses":[]},"claim":"sat","claim":"unsat",'
-                    b'"assignment":[]}',
+    b'"assignment":[]}',
     "repeated-nested-key": b'{"cnf":{"num_vars":1,"clauses":[],"num_vars":1},"claim":"sat",'
-                           b'"assignment":[]}',
+    b'"assignment":[]}',
     "repeated-key-in-step": b'{"cnf":{"num_vars":1,"clauses":[[1],[-1]]},"claim":"unsat",'
-                            b'"proof":[{"add":[],"add":[]}]}',
+    b'"proof":[{"add":[],"add":[]}]}',
     "deep-arrays": b"[" * 100000,
     "deep-arrays-closed": b"[" * 100000 + b"]" * 100000,
     "deep-inside-cnf": b'{"cnf":' + b"[" * 100000 + b"]" * 100000 + b"}",
@@ -231,16 +267,19 @@ def test_a_directory_as_file_for_every_command(tmp_path: Path) -> None:
     assert "directory" in error["message"].lower()
     cnf = tmp_path / "f.cnf"
     cnf.write_bytes(b"p cnf 1 2\n1 0\n-1 0\n")
-    for args in (["batch", str(tmp_path)],
-                 ["request", "--cnf", str(tmp_path), "--proof", str(cnf), "--check"],
-                 ["request", "--cnf", str(cnf), "--proof", str(tmp_path), "--check"]):
+    for args in (
+        ["batch", str(tmp_path)],
+        ["request", "--cnf", str(tmp_path), "--proof", str(cnf), "--check"],
+        ["request", "--cnf", str(cnf), "--proof", str(tmp_path), "--check"],
+    ):
         out = cli(*args)
         assert (out.returncode, out.stdout) == (2, b""), args
         assert b"cannot read" in out.stderr and b"Traceback" not in out.stderr, args
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
-                    reason="permissions do not stop root")
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() == 0, reason="permissions do not stop root"
+)
 def test_file_without_read_permission(tmp_path):
     path = tmp_path / "secret.json"
     path.write_bytes(EX3)
@@ -256,8 +295,7 @@ def test_odd_keys_never_crash():
     # refuse it, so it is unusable text, in a key or in a value.
     for text in (b'{"\\ud800":1}', b'{"cnf":1,"claim":"\\udfff"}'):
         out = cli("check", stdin=text)
-        assert_rejected(out, b'{"error":"invalid_input","field":null,"path":"",'
-                             b'"message":')
+        assert_rejected(out, b'{"error":"invalid_input","field":null,"path":"","message":')
     out = cli("check", stdin='{"é/~":1}'.encode())
     error = assert_rejected(out, b'{"error":"invalid_input","field":')
     assert (error["field"], error["path"]) == ("é/~", "/é~1~0")
@@ -265,9 +303,18 @@ def test_odd_keys_never_crash():
 
 def test_closed_standard_input():
     for command in ("check", "batch"):
-        out = subprocess.run(check=False, args=[*CLI, command],
-                             stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
-                             preexec_fn=lambda: os.close(0)) if os.name == "posix" else None
+        out = (
+            subprocess.run(
+                check=False,
+                args=[*CLI, command],
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=60,
+                preexec_fn=lambda: os.close(0),
+            )
+            if os.name == "posix"
+            else None
+        )
         if out is None:
             pytest.skip("needs POSIX file descriptors")
         assert out.returncode == 2, out
@@ -287,21 +334,32 @@ def test_integer_of_any_size_on_the_command_line():
 
 def _integer_of_any_size_on_the_command_line():
     digits = b"9" * 5000
-    out = cli("check", stdin=b'{"cnf":{"num_vars":' + digits + b',"clauses":[]},'
-                             b'"claim":"sat","assignment":[]}')
-    assert_rejected(out, b'{"error":"limit_exceeded","field":"cnf","path":"/cnf/num_vars",'
-                         b'"limit":"max_vars","max":10000,"actual":' + digits + b',"message":')
-    out = cli("check", stdin=b'{"cnf":{"num_vars":2,"clauses":[[-' + digits + b']]},'
-                             b'"claim":"sat","assignment":[]}')
-    assert_rejected(out, b'{"error":"invalid_input","field":"cnf","path":"/cnf/clauses/0/0",'
-                         b'"message":')
+    out = cli(
+        "check",
+        stdin=b'{"cnf":{"num_vars":' + digits + b',"clauses":[]},"claim":"sat","assignment":[]}',
+    )
+    assert_rejected(
+        out,
+        b'{"error":"limit_exceeded","field":"cnf","path":"/cnf/num_vars",'
+        b'"limit":"max_vars","max":10000,"actual":' + digits + b',"message":',
+    )
+    out = cli(
+        "check",
+        stdin=b'{"cnf":{"num_vars":2,"clauses":[[-' + digits + b"]]},"
+        b'"claim":"sat","assignment":[]}',
+    )
+    assert_rejected(
+        out, b'{"error":"invalid_input","field":"cnf","path":"/cnf/clauses/0/0","message":'
+    )
 
 
 # -- the other commands -----------------------------------------------------------------
 
+
 def _shipped(name):
-    return json.loads(resources.files("sat_claim_check").joinpath(f"schemas/{name}")
-                      .read_text(encoding="utf-8"))
+    return json.loads(
+        resources.files("sat_claim_check").joinpath(f"schemas/{name}").read_text(encoding="utf-8")
+    )
 
 
 @pytest.mark.parametrize("which", ["input", "output"])
@@ -322,8 +380,9 @@ def test_version_names_the_implementation_of_each_part():
     assert out.stdout.decode().startswith(f"sat-claim-check {scc.__version__} ({parts}; ")
     out = cli("--version", env={"SAT_CLAIM_CHECK_NO_EXTENSIONS": "1"})
     assert out.returncode == 0
-    assert (b"(kernel: reference, converter: reference, scanner: reference, "
-            b"json reader: reference; ") in out.stdout
+    assert (
+        b"(kernel: reference, converter: reference, scanner: reference, json reader: reference; "
+    ) in out.stdout
 
 
 @pytest.mark.parametrize("args", [["--help"], ["check", "--help"], ["schema", "--help"]])
@@ -335,8 +394,13 @@ def test_help(args):
 
 
 def test_bad_arguments_are_not_tracebacks():
-    for args in (["check", "--engine", "fast"], ["check", "--limit", "max_vars"],
-                 ["check", "--limit", "nope=1"], ["schema", "both"], ["frobnicate"]):
+    for args in (
+        ["check", "--engine", "fast"],
+        ["check", "--limit", "max_vars"],
+        ["check", "--limit", "nope=1"],
+        ["schema", "both"],
+        ["frobnicate"],
+    ):
         out = cli(*args, stdin=EX1)
         assert out.returncode == 2, args
         assert b"Traceback" not in out.stderr
@@ -345,10 +409,14 @@ def test_bad_arguments_are_not_tracebacks():
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 def test_a_failed_write_is_exit_2_not_a_traceback():
     with open("/dev/full", "wb") as full:
-        out = subprocess.run(check=False, args=[*CLI, "check"],
-                             input=b'{"cnf":{"num_vars":0,"clauses":[]},"claim":"sat",'
-                                   b'"assignment":[]}',
-                             stdout=full, stderr=subprocess.PIPE, timeout=60)
+        out = subprocess.run(
+            check=False,
+            args=[*CLI, "check"],
+            input=b'{"cnf":{"num_vars":0,"clauses":[]},"claim":"sat","assignment":[]}',
+            stdout=full,
+            stderr=subprocess.PIPE,
+            timeout=60,
+        )
     assert out.returncode == 2
     assert b"Traceback" not in out.stderr
     assert b"cannot write" in out.stderr

@@ -18,8 +18,7 @@ pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX descriptors an
 
 EXIT_BROKEN_PIPE = 141
 
-VALID = {"cnf": {"num_vars": 1, "clauses": [[1], [-1]]}, "claim": "unsat",
-         "proof": [{"add": []}]}
+VALID = {"cnf": {"num_vars": 1, "clauses": [[1], [-1]]}, "claim": "unsat", "proof": [{"add": []}]}
 
 
 @pytest.fixture
@@ -75,7 +74,7 @@ def run(args: list[str], redirect: str = "", **kw: Any) -> subprocess.CompletedP
 def assert_clean(stderr: bytes) -> None:
     assert b"Traceback" not in stderr
     assert b"Exception ignored" not in stderr
-    assert b"cannot read" not in stderr         # a write error is not a read error
+    assert b"cannot read" not in stderr  # a write error is not a read error
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -106,7 +105,7 @@ def test_full_stdout_is_a_write_error(files, name):
 @pytest.mark.parametrize("name", NAMES)
 def test_a_pipe_nobody_reads_is_exit_141_and_silent(files, name):
     read_end, write_end = os.pipe()
-    os.close(read_end)          # the reader has gone before the first write
+    os.close(read_end)  # the reader has gone before the first write
     try:
         proc = run(commands(files)[name], stdout=write_end)
     finally:
@@ -118,8 +117,11 @@ def test_batch_into_head_stops_at_once(tmp_path):
     """`batch big.jsonl | head -1`: the batch stops when head has its line."""
     big = tmp_path / "big.jsonl"
     big.write_text((json.dumps(VALID) + "\n") * 20000)
-    proc = subprocess.Popen([sys.executable, "-m", "sat_claim_check", "batch", str(big),
-                             "--jobs", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sat_claim_check", "batch", str(big), "--jobs", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.stdout is not None and proc.stderr is not None
     assert json.loads(proc.stdout.readline())["valid"] is True
     proc.stdout.close()
@@ -139,7 +141,7 @@ def test_stderr_closed_or_full_changes_no_exit_code(files, name, redirect):
     assert good.stdout
     bad = run(rejected(files)[name], redirect)
     assert bad.returncode == REJECTED_CODE[name]
-    if name in ("check", "batch"):      # the error object is on stdout all the same
+    if name in ("check", "batch"):  # the error object is on stdout all the same
         assert b'"error":"invalid_input"' in bad.stdout
 
 
@@ -166,12 +168,15 @@ def test_check_of_an_unreadable_file(files):
 
 
 @needs_proc_mem
-@pytest.mark.parametrize("args", [
-    ["batch", PROC_MEM],
-    ["batch", PROC_MEM, "--jobs", "0"],
-    ["request", "--cnf", PROC_MEM, "--model", "MODEL"],
-    ["request", "--cnf", "CNF", "--proof", PROC_MEM, "--check"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["batch", PROC_MEM],
+        ["batch", PROC_MEM, "--jobs", "0"],
+        ["request", "--cnf", PROC_MEM, "--model", "MODEL"],
+        ["request", "--cnf", "CNF", "--proof", PROC_MEM, "--check"],
+    ],
+)
 def test_an_unreadable_file_is_a_read_error(files, args):
     args = [{"MODEL": files["model.txt"], "CNF": files["f.cnf"]}.get(a, a) for a in args]
     proc = run(args)

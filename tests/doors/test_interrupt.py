@@ -23,7 +23,7 @@ import pytest
 import sat_claim_check as scc
 from sat_claim_check.dimacs import run_dimacs, run_files
 
-POLL = 2 ** 20
+POLL = 2**20
 UNLIMITED = scc.Limits.unlimited()
 
 # About 1.2e9 work: over 3 s of the compiled engine (about 300 M work/s here).
@@ -33,13 +33,11 @@ BIG = (20_000, 30_000)
 def chain_request(length, lemmas):
     clauses = [[-i, i + 1] for i in range(1, length)]
     proof = [{"add": [-1, length]}, {"delete": [length, -1]}] * lemmas
-    return {"cnf": {"num_vars": length, "clauses": clauses}, "claim": "unsat",
-            "proof": proof}
+    return {"cnf": {"num_vars": length, "clauses": clauses}, "claim": "unsat", "proof": proof}
 
 
 def chain_dimacs(length, lemmas):
-    cnf = f"p cnf {length} {length - 1}\n" + "".join(
-        f"-{i} {i + 1} 0\n" for i in range(1, length))
+    cnf = f"p cnf {length} {length - 1}\n" + "".join(f"-{i} {i + 1} 0\n" for i in range(1, length))
     proof = f"-1 {length} 0\nd {length} -1 0\n" * lemmas
     return cnf, proof
 
@@ -103,8 +101,7 @@ def test_a_raising_callback_stops_the_check(engine, door):
     length, lemmas, calls = SMALL[engine]
     recorder = Recorder(stop_at=calls, action=cancel)
     with pytest.raises(Cancelled):
-        door(chain_request(length, lemmas), engine=engine, limits=UNLIMITED,
-             progress=recorder)
+        door(chain_request(length, lemmas), engine=engine, limits=UNLIMITED, progress=recorder)
     assert len(recorder.calls) == calls
     works = [w for _, w in recorder.calls]
     assert works[0] >= POLL and works[-1] < work_of(length, lemmas)
@@ -115,7 +112,7 @@ def test_a_raising_callback_stops_the_check(engine, door):
 
 def test_a_callback_that_returns_changes_nothing(engine):
     length, lemmas, _ = SMALL[engine]
-    request = chain_request(length, lemmas * 3 // 4)    # 1.5 * 2**20 work at least
+    request = chain_request(length, lemmas * 3 // 4)  # 1.5 * 2**20 work at least
     recorder = Recorder()
     plain = scc.run(request, engine=engine, limits=UNLIMITED)
     assert scc.run(request, engine=engine, limits=UNLIMITED, progress=recorder) == plain
@@ -128,9 +125,8 @@ def test_a_callback_that_returns_changes_nothing(engine):
 
 def test_no_call_for_small_checks_and_sat_claims(engine):
     recorder = Recorder(stop_at=1, action=cancel)
-    request = chain_request(300, 20)                       # 12k work
-    assert scc.run(request, engine=engine, progress=recorder) == scc.run(
-        request, engine=engine)
+    request = chain_request(300, 20)  # 12k work
+    assert scc.run(request, engine=engine, progress=recorder) == scc.run(request, engine=engine)
     sat = {"cnf": {"num_vars": 1, "clauses": [[1]]}, "claim": "sat", "assignment": [1]}
     assert scc.check(sat, engine=engine, progress=recorder)["valid"]
     assert recorder.calls == []
@@ -143,8 +139,13 @@ def test_the_dimacs_doors_pass_the_callback(engine, tmp_path):
     (tmp_path / "f.drup").write_text(proof)
     recorder = Recorder(stop_at=1, action=cancel)
     with pytest.raises(Cancelled):
-        run_files(tmp_path / "f.cnf", tmp_path / "f.drup", engine=engine,
-                  limits=UNLIMITED, progress=recorder)
+        run_files(
+            tmp_path / "f.cnf",
+            tmp_path / "f.drup",
+            engine=engine,
+            limits=UNLIMITED,
+            progress=recorder,
+        )
     assert len(recorder.calls) == 1
     recorder = Recorder(stop_at=1, action=cancel)
     with pytest.raises(Cancelled):
@@ -180,8 +181,9 @@ def test_sigint_from_the_callback(big_request, default_sigint, send):
 
 
 @pytest.mark.parametrize("send", ["interrupt_main", "pthread_kill"])
-@pytest.mark.parametrize("engine_name", [
-    pytest.param("compiled", marks=pytest.mark.compiled), "reference"])
+@pytest.mark.parametrize(
+    "engine_name", [pytest.param("compiled", marks=pytest.mark.compiled), "reference"]
+)
 def test_sigint_from_another_thread(big_request, default_sigint, send, engine_name, slack):
     """No callback: a signal alone stops the run, within a poll's time."""
     main = threading.main_thread().ident
@@ -213,7 +215,7 @@ def test_sigint_from_another_thread(big_request, default_sigint, send, engine_na
         timer.cancel()
         timer.join()
     assert sent, "run() ended before the signal"
-    assert stopped - sent[0] < 1.5 * slack      # it was 100 s
+    assert stopped - sent[0] < 1.5 * slack  # it was 100 s
     assert stopped - start < 4.0 * slack
     # Nothing is left broken: the next check runs normally.
     small = chain_request(300, 20)
@@ -224,8 +226,11 @@ def test_sigint_from_another_thread(big_request, default_sigint, send, engine_na
 
 
 def start(args):
-    return subprocess.Popen([sys.executable, "-m", "sat_claim_check", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-m", "sat_claim_check", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -240,16 +245,26 @@ def big_files(tmp_path_factory):
 
 COMMANDS = {
     "check": ["check", "--unlimited", "{d}/chain.json"],
-    "request": ["request", "--check", "--unlimited", "--cnf", "{d}/chain.cnf",
-                "--proof", "{d}/chain.drup"],
+    "request": [
+        "request",
+        "--check",
+        "--unlimited",
+        "--cnf",
+        "{d}/chain.cnf",
+        "--proof",
+        "{d}/chain.drup",
+    ],
 }
 
 
-@pytest.mark.parametrize("command, engine_name", [
-    pytest.param("check", "compiled", marks=pytest.mark.compiled),
-    pytest.param("request", "compiled", marks=pytest.mark.compiled),
-    ("check", "reference"),
-])
+@pytest.mark.parametrize(
+    "command, engine_name",
+    [
+        pytest.param("check", "compiled", marks=pytest.mark.compiled),
+        pytest.param("request", "compiled", marks=pytest.mark.compiled),
+        ("check", "reference"),
+    ],
+)
 def test_ctrl_c_exits_130_naming_the_step(big_files, command, engine_name, slack):
     args = [a.format(d=big_files) for a in COMMANDS[command]] + ["--engine", engine_name]
     # How long the process takes to start, read and validate: with a cap of 0 it
@@ -275,11 +290,14 @@ def test_ctrl_c_exits_130_naming_the_step(big_files, command, engine_name, slack
             proc.kill()
             proc.wait()
     assert proc.returncode == 130, err
-    assert elapsed < 2.0 * slack      # the kernel ignored SIGINT for 100 s
+    assert elapsed < 2.0 * slack  # the kernel ignored SIGINT for 100 s
     assert out == b""
     # request --check reads the proof as it checks it: its length is not known.
-    m = re.fullmatch(rb"sat-claim-check: interrupted at proof step (\d+)( of \d+)? "
-                     rb"\(work (\d+)\)\n", err)
+    m = re.fullmatch(
+        rb"sat-claim-check: interrupted at proof step (\d+)( of \d+)? "
+        rb"\(work (\d+)\)\n",
+        err,
+    )
     assert m, err
     steps, work = int(m[1]), int(m[3])
     assert (m[2] is None) is (command == "request")
@@ -290,6 +308,10 @@ def test_ctrl_c_exits_130_naming_the_step(big_files, command, engine_name, slack
 
 
 def test_help_documents_exit_130():
-    out = subprocess.run([sys.executable, "-m", "sat_claim_check", "check", "--help"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "sat_claim_check", "check", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert "130 interrupted" in out

@@ -46,8 +46,9 @@ def test_command_line_check_and_request(reading: str) -> None:
     expected = (0 if want.result["valid"] else 1, json.dumps(want.result, separators=(",", ":")))
     code, out, _ = cli_text("check", "--deletions", reading, str(REQUEST))
     assert (code, out.strip()) == expected
-    code, out, _ = cli_text("request", "--cnf", str(CNF), "--proof", str(DRUP), "--check",
-                            "--deletions", reading)
+    code, out, _ = cli_text(
+        "request", "--cnf", str(CNF), "--proof", str(DRUP), "--check", "--deletions", reading
+    )
     assert (code, out.strip()) == expected
 
 
@@ -67,30 +68,43 @@ def test_batch_lines_and_manifests(tmp_path: Path, jobs: str) -> None:
     lines = tmp_path / "lines.jsonl"
     lines.write_text(f"{line}\n{line}\n", encoding="utf-8")
     manifest = tmp_path / "manifest.jsonl"
-    manifest.write_text(json.dumps({"id": "t", "cnf": str(CNF), "proof": str(DRUP)}) + "\n",
-                        encoding="utf-8")
+    manifest.write_text(
+        json.dumps({"id": "t", "cnf": str(CNF), "proof": str(DRUP)}) + "\n", encoding="utf-8"
+    )
     code, out, _ = cli_text("batch", "-j", jobs, "--deletions", "lenient", str(lines))
     assert code == 0
     assert [json.loads(o)["valid"] for o in out.splitlines()] == [True, True]
     assert cli_text("batch", "-j", jobs, str(lines))[0] == 1
-    code, out, _ = cli_text("batch", "-j", jobs, "--manifest", "--deletions", "lenient",
-                            str(manifest))
+    code, out, _ = cli_text(
+        "batch", "-j", jobs, "--manifest", "--deletions", "lenient", str(manifest)
+    )
     assert code == 0 and json.loads(out)["id"] == "t" and json.loads(out)["valid"]
 
 
 def test_run_batch_refuses_other_values_before_reading() -> None:
     stream = io.BytesIO(b"{}\n")
     with pytest.raises(ValueError, match="'strict' or 'lenient'"):
-        _batch.run_batch(stream, io.StringIO(), engine="reference", limits=None, jobs=1,
-                         progress=BatchProgress(stream, 0), deletions="loose")  # type: ignore[arg-type]
+        _batch.run_batch(
+            stream,
+            io.StringIO(),
+            engine="reference",
+            limits=None,
+            jobs=1,
+            progress=BatchProgress(stream, 0),
+            deletions="loose",
+        )  # type: ignore[arg-type]
     assert stream.tell() == 0
 
 
 def test_dimacs_doors(engine: str) -> None:
     want = scc.run(_request(), engine=engine, deletions="lenient")  # type: ignore[arg-type]
     files = dimacs.run_files(CNF, DRUP, engine=engine, deletions="lenient")  # type: ignore[arg-type]
-    texts = dimacs.run_dimacs(CNF.read_bytes(), DRUP.read_bytes(), engine=engine,  # type: ignore[arg-type]
-                              deletions="lenient")
+    texts = dimacs.run_dimacs(
+        CNF.read_bytes(),
+        DRUP.read_bytes(),
+        engine=engine,  # type: ignore[arg-type]
+        deletions="lenient",
+    )
     assert files == texts == want
     assert dimacs.run_files(CNF, DRUP, engine=engine) == scc.run(_request(), engine=engine)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="'strict' or 'lenient'"):

@@ -30,7 +30,7 @@ def test_a_terminal_sees_the_line_after_a_second_then_it_is_erased() -> None:
     clock, out = Clock(), Terminal()
     line = ProgressLine(out, None, clock)
     line.steps(10, 5)
-    assert out.getvalue() == ""                 # under a second: nothing
+    assert out.getvalue() == ""  # under a second: nothing
     clock.now += 2.0
     line.bytes(2_500_000, 10_000_000)
     line.steps(5000, 70)
@@ -38,7 +38,7 @@ def test_a_terminal_sees_the_line_after_a_second_then_it_is_erased() -> None:
     assert shown.startswith("\r") and shown.endswith("\x1b[K")
     assert "2.5 MB of 10.0 MB (25%)" in shown
     clock.now += 0.01
-    line.steps(6000, 80)                        # too soon after the last update
+    line.steps(6000, 80)  # too soon after the last update
     assert out.getvalue() == shown
     clock.now += 1.0
     line.steps(8000, 90)
@@ -79,13 +79,25 @@ def test_progress_goes_to_stderr_and_the_result_alone_to_stdout(tmp_path: Path) 
     n = 3000
     cnf.write_text(f"p cnf {n} {n - 1}\n" + "".join(f"-{i} {i + 1} 0\n" for i in range(1, n)))
     proof = tmp_path / "chain.drup"
-    proof.write_text(f"-1 {n} 0\nd {n} -1 0\n" * 1000)       # about 2 s
+    proof.write_text(f"-1 {n} 0\nd {n} -1 0\n" * 1000)  # about 2 s
     # The two runs at once: each takes seconds of one core.
     with ThreadPoolExecutor(2) as pool:
-        out, quiet = pool.map(lambda flag: cli(
-            "request", "--check", "--unlimited", "--engine", "reference", flag,
-            "--cnf", str(cnf), "--proof", str(proof)), ["--progress", "--quiet"])
-    assert out.returncode == 1          # no empty clause at the end
+        out, quiet = pool.map(
+            lambda flag: cli(
+                "request",
+                "--check",
+                "--unlimited",
+                "--engine",
+                "reference",
+                flag,
+                "--cnf",
+                str(cnf),
+                "--proof",
+                str(proof),
+            ),
+            ["--progress", "--quiet"],
+        )
+    assert out.returncode == 1  # no empty clause at the end
     assert json.loads(out.stdout)["reason"] == "empty_clause_not_derived"
     assert b"sat-claim-check: checked " in out.stderr and b"steps/s" in out.stderr
     assert quiet.stdout == out.stdout and quiet.stderr == b""

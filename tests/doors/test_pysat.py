@@ -16,8 +16,12 @@ def pigeons(n):
     """n + 1 pigeons in n holes: unsat, with a proof of some length."""
     var = {(p, h): p * n + h + 1 for p in range(n + 1) for h in range(n)}
     clauses = [[var[p, h] for h in range(n)] for p in range(n + 1)]
-    clauses += [[-var[p, h], -var[q, h]] for h in range(n)
-                for p in range(n + 1) for q in range(p + 1, n + 1)]
+    clauses += [
+        [-var[p, h], -var[q, h]]
+        for h in range(n)
+        for p in range(n + 1)
+        for q in range(p + 1, n + 1)
+    ]
     return clauses
 
 
@@ -58,7 +62,7 @@ def test_num_vars_from_the_cnf_object_and_the_empty_clause_completed():
     formula.nv = 5
     request = request_from_pysat(formula)
     assert request["cnf"]["num_vars"] == 5
-    assert request["proof"] == [{"add": []}]    # glucose logs nothing here
+    assert request["proof"] == [{"add": []}]  # glucose logs nothing here
     assert scc.check(request)["valid"] is True
     exact = request_from_pysat(formula, add_empty_clause=False)
     assert exact["proof"] == []
@@ -67,17 +71,17 @@ def test_num_vars_from_the_cnf_object_and_the_empty_clause_completed():
 
 def test_request_from_a_solver_run_by_the_caller():
     clauses = pigeons(3)
-    with pysat_solvers.Solver(name="glucose4", bootstrap_with=clauses,
-                              with_proof=True) as solver:
+    with pysat_solvers.Solver(name="glucose4", bootstrap_with=clauses, with_proof=True) as solver:
         assert solver.solve() is False
         request = request_from_solver(solver, clauses)
     assert scc.check(request)["valid"] is True
 
 
 def test_a_solver_without_an_answer_is_refused():
-    with pysat_solvers.Solver(name="glucose3", bootstrap_with=[[1]],
-                              with_proof=True) as solver, \
-            pytest.raises(RuntimeError, match="no answer"):
+    with (
+        pysat_solvers.Solver(name="glucose3", bootstrap_with=[[1]], with_proof=True) as solver,
+        pytest.raises(RuntimeError, match="no answer"),
+    ):
         request_from_solver(solver, [[1]])
 
 
@@ -89,13 +93,15 @@ def test_a_solver_without_proof_logging_is_refused_quietly(solver):
     with pytest.raises(NotImplementedError, match="Proof logging is not supported"):
         request_from_pysat(pigeons(2), solver_name=solver)
     gc.collect()
-    out = run_python("import gc\n"
-                     "from sat_claim_check.pysat import request_from_pysat\n"
-                     "try:\n"
-                     f"    request_from_pysat([[1, 2], [-1]], solver_name={solver!r})\n"
-                     "except NotImplementedError as exc:\n"
-                     "    print('refused:', exc)\n"
-                     "gc.collect()\n")
+    out = run_python(
+        "import gc\n"
+        "from sat_claim_check.pysat import request_from_pysat\n"
+        "try:\n"
+        f"    request_from_pysat([[1, 2], [-1]], solver_name={solver!r})\n"
+        "except NotImplementedError as exc:\n"
+        "    print('refused:', exc)\n"
+        "gc.collect()\n"
+    )
     assert out.returncode == 0
     assert out.stdout.startswith("refused: Proof logging is not supported")
     assert out.stderr == ""
@@ -103,63 +109,82 @@ def test_a_solver_without_proof_logging_is_refused_quietly(solver):
 
 # --- What is checked before anything reaches a solver ------------------------
 
+
 def run_python(code, memory=None):
     """Run ``code`` in a fresh interpreter (optionally under an address-space limit)."""
     import subprocess
     import sys
+
     prelude = ""
     if memory:
-        prelude = ("import resource\n"
-                   f"resource.setrlimit(resource.RLIMIT_AS, ({memory}, {memory}))\n")
-    return subprocess.run([sys.executable, "-c", prelude + code], capture_output=True,
-                          text=True, timeout=60, check=False)
+        prelude = f"import resource\nresource.setrlimit(resource.RLIMIT_AS, ({memory}, {memory}))\n"
+    return subprocess.run(
+        [sys.executable, "-c", prelude + code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
 def test_a_variable_of_2_31_minus_1_is_refused_not_a_crash():
     # It used to reach glucose3 and kill the interpreter with SIGSEGV.
-    proc = run_python("from sat_claim_check.pysat import request_from_pysat\n"
-                      "request_from_pysat([[2**31 - 1]])\n")
+    proc = run_python(
+        "from sat_claim_check.pysat import request_from_pysat\nrequest_from_pysat([[2**31 - 1]])\n"
+    )
     assert proc.returncode == 1, proc
     assert proc.stderr.splitlines()[-1] == (
         "ValueError: clause 0, literal 0: 2147483647 is out of range "
-        "(a literal is nonzero with abs(lit) <= 1073741823)")
+        "(a literal is nonzero with abs(lit) <= 1073741823)"
+    )
 
 
 @pytest.fixture
 def no_solver(monkeypatch):
     """Make any solver creation fail the test: nothing may reach PySAT."""
+
     def refuse(*args, **kwargs):
         raise AssertionError("the formula reached the solver")
+
     monkeypatch.setattr(pysat_solvers, "Solver", refuse)
 
 
-@pytest.mark.parametrize(("formula", "message"), [
-    ([[1.7]], "clause 0, literal 0: 1.7 is not an int"),
-    ([[1, 2], [3, 1.0]], "clause 1, literal 1: 1.0 is not an int"),
-    ([[1], ["1"]], "clause 1, literal 0: '1' is not an int"),
-    ([[True]], "clause 0, literal 0: True is not an int"),
-    ([[2, False]], "clause 0, literal 1: False is not an int"),
-    ([[None]], "clause 0, literal 0: None is not an int"),
-    ([[1, [2]]], r"clause 0, literal 1: \[2\] is not an int"),
-    ([[1], {1: 2}], "clause 1 must be a sequence of literals, not dict"),
-    ([[1], "12"], "clause 1 must be a sequence of literals, not str"),
-    ([b"\x01"], "clause 0 must be a sequence of literals, not bytes"),
-    ([{1, 2}], "clause 0 must be a sequence of literals, not set"),
-    ([1, 2], "clause 0 must be a sequence of literals, not int"),
-    ("1 2 0", "the formula must be .* not str"),
-    (5, "the formula must be .* not int"),
-    ({1: [1]}, "the formula must be .* not dict"),
-])
+@pytest.mark.parametrize(
+    ("formula", "message"),
+    [
+        ([[1.7]], "clause 0, literal 0: 1.7 is not an int"),
+        ([[1, 2], [3, 1.0]], "clause 1, literal 1: 1.0 is not an int"),
+        ([[1], ["1"]], "clause 1, literal 0: '1' is not an int"),
+        ([[True]], "clause 0, literal 0: True is not an int"),
+        ([[2, False]], "clause 0, literal 1: False is not an int"),
+        ([[None]], "clause 0, literal 0: None is not an int"),
+        ([[1, [2]]], r"clause 0, literal 1: \[2\] is not an int"),
+        ([[1], {1: 2}], "clause 1 must be a sequence of literals, not dict"),
+        ([[1], "12"], "clause 1 must be a sequence of literals, not str"),
+        ([b"\x01"], "clause 0 must be a sequence of literals, not bytes"),
+        ([{1, 2}], "clause 0 must be a sequence of literals, not set"),
+        ([1, 2], "clause 0 must be a sequence of literals, not int"),
+        ("1 2 0", "the formula must be .* not str"),
+        (5, "the formula must be .* not int"),
+        ({1: [1]}, "the formula must be .* not dict"),
+    ],
+)
 def test_wrong_types_are_refused_with_their_position(no_solver, formula, message):
     with pytest.raises(TypeError, match=f"^{message}$"):
         request_from_pysat(formula)
 
 
-@pytest.mark.parametrize(("lit", "position"), [
-    (0, "clause 1, literal 0"), (2**30, "clause 1, literal 0"),
-    (-(2**30), "clause 1, literal 0"), (-(2**31), "clause 1, literal 0"),
-    (2**31 - 1, "clause 1, literal 0"), (2**64, "clause 1, literal 0"),
-])
+@pytest.mark.parametrize(
+    ("lit", "position"),
+    [
+        (0, "clause 1, literal 0"),
+        (2**30, "clause 1, literal 0"),
+        (-(2**30), "clause 1, literal 0"),
+        (-(2**31), "clause 1, literal 0"),
+        (2**31 - 1, "clause 1, literal 0"),
+        (2**64, "clause 1, literal 0"),
+    ],
+)
 def test_literals_out_of_range_are_refused(no_solver, lit, position):
     with pytest.raises(ValueError, match=f"^{position}: {lit} is out of range"):
         request_from_pysat([[1, 2], [lit, 1]])
@@ -171,10 +196,17 @@ class CNFLike:
         self.__dict__.update(nv)
 
 
-@pytest.mark.parametrize(("nv", "error"), [
-    (1.5, TypeError), ("3", TypeError), (None, TypeError), (True, TypeError),
-    (-1, ValueError), (2**30, ValueError),
-])
+@pytest.mark.parametrize(
+    ("nv", "error"),
+    [
+        (1.5, TypeError),
+        ("3", TypeError),
+        (None, TypeError),
+        (True, TypeError),
+        (-1, ValueError),
+        (2**30, ValueError),
+    ],
+)
 def test_nv_must_be_an_int_in_range(no_solver, nv, error):
     with pytest.raises(error, match=r"^nv "):
         request_from_pysat(CNFLike([[1]], nv=nv))
@@ -200,6 +232,7 @@ def test_the_pair_form_checks_num_vars():
 
 # --- Sparse formulas are solved renumbered ------------------------------------
 
+
 def test_the_largest_variable_costs_the_solver_no_memory():
     # Without the renumbering cadical195 and lingeling end the process (and
     # glucose3 raises MemoryError) here: they allocate for every variable.
@@ -213,17 +246,21 @@ def test_the_largest_variable_costs_the_solver_no_memory():
         "    r = request_from_pysat([[big], [-big]], solver_name=name)\n"
         "    print(name, r['claim'], {'add': []} in r['proof'],\n"
         "          {abs(lit) for step in r['proof'] for lit in [*step.values()][0]} <= {big})\n",
-        memory=2**31)
+        memory=2**31,
+    )
     assert proc.returncode == 0, proc
     assert proc.stdout.splitlines() == [
-        line for name in ("cadical195", "lingeling", "glucose3")
-        for line in (f"{name} 1073741823 sat [7, 1073741823]", f"{name} unsat True True")]
+        line
+        for name in ("cadical195", "lingeling", "glucose3")
+        for line in (f"{name} 1073741823 sat [7, 1073741823]", f"{name} unsat True True")
+    ]
 
 
 @pytest.mark.parametrize("solver", ["cadical195", "glucose4", "lingeling", "maplecm"])
 def test_sparse_formulas_give_certificates_in_their_own_variables(solver):
     def spread(clauses):
         return [[lit * 97 + (3 if lit > 0 else -3) for lit in clause] for clause in clauses]
+
     unsat = request_from_pysat(spread(pigeons(4)), solver_name=solver)
     assert unsat["claim"] == "unsat"
     used = {abs(lit) for clause in unsat["cnf"]["clauses"] for lit in clause}
@@ -247,7 +284,7 @@ def test_unsat_under_assumptions_is_refused(name):
         assert solver.solve(assumptions=[-1, -2]) is False
         with pytest.raises(RuntimeError, match="under the assumptions"):
             request_from_solver(solver, SAT)
-        assert solver.solve() is True       # the core is gone with the next answer
+        assert solver.solve() is True  # the core is gone with the next answer
         request = request_from_solver(solver, SAT)
     assert scc.check(request)["valid"] is True
 
@@ -279,14 +316,13 @@ def test_clauses_added_on_new_variables_are_refused(name):
         assert solver.solve() is False
         with pytest.raises(RuntimeError, match="has 4 variables but the formula uses 3 of 3"):
             request_from_solver(solver, SAT)
-        request = request_from_solver(solver, SAT + added)    # what the solver has
+        request = request_from_solver(solver, SAT + added)  # what the solver has
     assert scc.check(request)["valid"] is True
 
 
 @pytest.mark.parametrize("name", PROOF_SOLVERS)
 def test_a_formula_the_solver_was_not_given_is_refused(name):
-    with pysat_solvers.Solver(name=name, bootstrap_with=pigeons(2),
-                              with_proof=True) as solver:
+    with pysat_solvers.Solver(name=name, bootstrap_with=pigeons(2), with_proof=True) as solver:
         assert solver.solve() is False
         with pytest.raises(RuntimeError, match="has 6 variables but the formula uses 9 of 9"):
             request_from_solver(solver, [*pigeons(2), [9]])

@@ -34,21 +34,21 @@ SHELL_SYNTAX = {"|", "||", "&", "&&", ";", ">", ">>", "2>", "2>&1", "&>", "<<"}
 
 @dataclass
 class Command:
-    line: int                               # 1-based line of the ``$ `` in the file
-    text: str                               # the command, continuation lines joined
+    line: int  # 1-based line of the ``$ `` in the file
+    text: str  # the command, continuation lines joined
     output: list[str] = field(default_factory=list)
 
 
 @dataclass
 class Block:
-    line: int                               # 1-based line of the opening fence
+    line: int  # 1-based line of the opening fence
     commands: list[Command]
 
 
 def console_blocks(markdown: str) -> list[Block]:
     """The ``console`` blocks of ``markdown`` and their commands, in order."""
     blocks: list[Block] = []
-    fence = None                            # the open fence, while inside a block
+    fence = None  # the open fence, while inside a block
     commands: list[Command] = []
     continued = False
     for number, line in enumerate(markdown.splitlines(), 1):
@@ -59,8 +59,12 @@ def console_blocks(markdown: str) -> list[Block]:
                 is_console = language == "console"
                 start, commands, continued = number, [], False
             continue
-        if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) \
-                and not match.group(2):
+        if (
+            match
+            and match.group(1)[0] == fence[0]
+            and len(match.group(1)) >= len(fence)
+            and not match.group(2)
+        ):
             if is_console:
                 blocks.append(Block(start, commands))
             fence = None
@@ -98,8 +102,11 @@ def command_line(text: str) -> tuple[list[str], dict[str, str], str | None] | st
         return f"shell syntax in {text!r}"
     if words[:1] == ["sat-claim-check"]:
         return words[1:], settings, stdin
-    if len(words) >= 3 and words[0] in ("python", "python3") \
-            and words[1:3] == ["-m", "sat_claim_check"]:
+    if (
+        len(words) >= 3
+        and words[0] in ("python", "python3")
+        and words[1:3] == ["-m", "sat_claim_check"]
+    ):
         return words[3:], settings, stdin
     return f"not a sat-claim-check command: {text!r}"
 
@@ -109,7 +116,7 @@ def run_block(block: Block, workdir: Path) -> None:
     shutil.copytree(EXAMPLES, workdir / "examples")
     for i, command in enumerate(block.commands):
         if command.text == "echo $?":
-            continue                        # checked with the command before it
+            continue  # checked with the command before it
         parsed = command_line(command.text)
         assert not isinstance(parsed, str), parsed
         args, settings, stdin = parsed
@@ -126,13 +133,23 @@ def run_block(block: Block, workdir: Path) -> None:
 
 def _readme_blocks() -> list[object]:
     if not README.is_file() or not EXAMPLES.is_dir():
-        return [pytest.param(None, marks=pytest.mark.skip(
-            reason="README.md and examples/ are not beside the tests (not a checkout)"),
-            id="no-readme")]
+        return [
+            pytest.param(
+                None,
+                marks=pytest.mark.skip(
+                    reason="README.md and examples/ are not beside the tests (not a checkout)"
+                ),
+                id="no-readme",
+            )
+        ]
     blocks = console_blocks(README.read_text(encoding="utf-8"))
     return [pytest.param(b, id=f"README.md:{b.line}") for b in blocks] or [
-        pytest.param(None, marks=pytest.mark.skip(reason="README.md has no console block"),
-                     id="no-console-block")]
+        pytest.param(
+            None,
+            marks=pytest.mark.skip(reason="README.md has no console block"),
+            id="no-console-block",
+        )
+    ]
 
 
 @pytest.mark.parametrize("block", _readme_blocks())
@@ -148,8 +165,12 @@ def test_readme_console_block(block: Block, tmp_path: Path) -> None:
 def test_the_readme_shows_runnable_examples() -> None:
     if not README.is_file():
         pytest.skip("README.md is not beside the tests (not a checkout)")
-    commands = [c for b in console_blocks(README.read_text(encoding="utf-8"))
-                for c in b.commands if not isinstance(command_line(c.text), str)]
+    commands = [
+        c
+        for b in console_blocks(README.read_text(encoding="utf-8"))
+        for c in b.commands
+        if not isinstance(command_line(c.text), str)
+    ]
     # The examples of the check, request and --explain sections, at least.
     assert len(commands) >= 5
     assert {c.text.split()[1] for c in commands} >= {"check", "request"}
@@ -197,12 +218,19 @@ def test_console_blocks_follow_the_convention() -> None:
     assert [(c.line, c.text, c.output) for c in first] == [
         (8, "sat-claim-check check examples/a.json", ['{"valid":true}']),
         (10, "echo $?", ["0"]),
-        (12, "SAT_CLAIM_CHECK_NO_EXTENSIONS=1 sat-claim-check request --cnf x.cnf "
-             "--proof x.drup --check", ["line one", "", "line three"]),
+        (
+            12,
+            "SAT_CLAIM_CHECK_NO_EXTENSIONS=1 sat-claim-check request --cnf x.cnf "
+            "--proof x.drup --check",
+            ["line one", "", "line three"],
+        ),
     ]
     assert [(c.text, c.output) for c in blocks[1].commands] == [
-        ("python -m sat_claim_check check < examples/a.json",
-         ["```", "not a fence: the block needs four backticks to close"])]
+        (
+            "python -m sat_claim_check check < examples/a.json",
+            ["```", "not a fence: the block needs four backticks to close"],
+        )
+    ]
 
 
 def test_which_commands_run() -> None:
@@ -210,7 +238,9 @@ def test_which_commands_run() -> None:
     assert command_line(texts[0]) == (["check", "examples/a.json"], {}, None)
     assert command_line(texts[2]) == (
         ["request", "--cnf", "x.cnf", "--proof", "x.drup", "--check"],
-        {"SAT_CLAIM_CHECK_NO_EXTENSIONS": "1"}, None)
+        {"SAT_CLAIM_CHECK_NO_EXTENSIONS": "1"},
+        None,
+    )
     assert command_line(texts[3]) == (["check"], {}, "examples/a.json")
     install, pipe = command_line(texts[4]), command_line(texts[5])
     assert isinstance(install, str) and install.startswith("not a sat-claim-check command")

@@ -34,8 +34,7 @@ from sat_claim_check.service import (
 )
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-TINY_UNSAT = (b'{"cnf":{"num_vars":1,"clauses":[[1],[-1]]},"claim":"unsat",'
-              b'"proof":[{"add":[]}]}')
+TINY_UNSAT = b'{"cnf":{"num_vars":1,"clauses":[[1],[-1]]},"claim":"unsat","proof":[{"add":[]}]}'
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +48,16 @@ def server():
 @pytest.fixture(scope="module")
 def small():
     """Small limits and a small body cap."""
-    with running("--workers", "1", "--max-body-bytes", "4096",
-                 "--limit", "max_proof_steps=10", "--limit", "max_propagation_work=20") as s:
+    with running(
+        "--workers",
+        "1",
+        "--max-body-bytes",
+        "4096",
+        "--limit",
+        "max_proof_steps=10",
+        "--limit",
+        "max_propagation_work=20",
+    ) as s:
         yield s
         s.assert_healthy()
 
@@ -78,8 +85,10 @@ def chain_request(length, lemmas):
     """A proof whose every lemma walks an implication chain: 2*length - 1 work each."""
     clauses = [[-i, i + 1] for i in range(1, length)]
     proof = [{"add": [-1, length]}, {"delete": [length, -1]}] * lemmas
-    return json.dumps({"cnf": {"num_vars": length, "clauses": clauses}, "claim": "unsat",
-                       "proof": proof}, separators=(",", ":")).encode()
+    return json.dumps(
+        {"cnf": {"num_vars": length, "clauses": clauses}, "claim": "unsat", "proof": proof},
+        separators=(",", ":"),
+    ).encode()
 
 
 def long_request(engine):
@@ -89,10 +98,17 @@ def long_request(engine):
 
 # -- the application, without a server --------------------------------------------
 
+
 def test_the_body_cap_follows_the_limits():
     assert default_max_body_bytes(scc.Limits()) == 32 * 117_000 + 2**20 == 4_792_576
-    small = scc.Limits(max_vars=1, max_clauses=1, max_total_literals=1,
-                       max_assignment_literals=1, max_proof_steps=1, max_proof_literals=1)
+    small = scc.Limits(
+        max_vars=1,
+        max_clauses=1,
+        max_total_literals=1,
+        max_assignment_literals=1,
+        max_proof_steps=1,
+        max_proof_literals=1,
+    )
     assert default_max_body_bytes(small) == 32 * 5 + 2**20
     assert default_max_body_bytes(scc.Limits.unlimited()) == 256 * 2**20
     assert create_app(max_body_bytes=10).max_body_bytes == 10
@@ -100,24 +116,40 @@ def test_the_body_cap_follows_the_limits():
 
 def test_the_status_table():
     unsat = scc.check_json(TINY_UNSAT)
-    not_valid = scc.check_json(b'{"cnf":{"num_vars":1,"clauses":[]},"claim":"unsat",'
-                               b'"proof":[]}')
+    not_valid = scc.check_json(b'{"cnf":{"num_vars":1,"clauses":[]},"claim":"unsat","proof":[]}')
     invalid = scc.check_json(b"{")
     size = scc.check_json(TINY_UNSAT, limits=scc.Limits(max_clauses=1))
     work = scc.check_json(TINY_UNSAT, limits=scc.Limits(max_propagation_work=0))
     assert [o.status for o in (unsat, not_valid, invalid, size, work)] == [
-        "valid", "not_valid", "rejected", "rejected", "rejected"]
+        "valid",
+        "not_valid",
+        "rejected",
+        "rejected",
+        "rejected",
+    ]
     assert work.error.limit == "max_propagation_work"
     assert [http_status(o) for o in (unsat, not_valid, invalid, size, work)] == [
-        200, 200, 400, 413, 422]
+        200,
+        200,
+        400,
+        413,
+        422,
+    ]
 
 
-@pytest.mark.parametrize(("setting", "error"), [
-    ({"workers": 0}, ValueError), ({"workers": 1.5}, ValueError), ({"queue": -1}, ValueError),
-    ({"max_body_bytes": 0}, ValueError), ({"body_timeout": 0}, ValueError),
-    ({"retry_after": -1}, ValueError), ({"engine": "fast"}, ValueError),
-    ({"limits": {"max_vars": 1}}, TypeError),
-])
+@pytest.mark.parametrize(
+    ("setting", "error"),
+    [
+        ({"workers": 0}, ValueError),
+        ({"workers": 1.5}, ValueError),
+        ({"queue": -1}, ValueError),
+        ({"max_body_bytes": 0}, ValueError),
+        ({"body_timeout": 0}, ValueError),
+        ({"retry_after": -1}, ValueError),
+        ({"engine": "fast"}, ValueError),
+        ({"limits": {"max_vars": 1}}, TypeError),
+    ],
+)
 def test_settings_out_of_range(setting, error):
     with pytest.raises(error):
         create_app(**setting)
@@ -128,32 +160,48 @@ def call(app, scope, chunks):
     import asyncio
 
     async def main():
-        incoming = [{"type": "http.request", "body": c, "more_body": i < len(chunks) - 1}
-                    for i, c in enumerate(chunks)]
+        incoming = [
+            {"type": "http.request", "body": c, "more_body": i < len(chunks) - 1}
+            for i, c in enumerate(chunks)
+        ]
         sent = []
 
         async def receive():
             if incoming:
                 return incoming.pop(0)
-            await asyncio.sleep(3600)       # the client stays until the answer
+            await asyncio.sleep(3600)  # the client stays until the answer
 
         async def send(message):
             sent.append(message)
 
-        await app({"type": "http", "method": "POST", "headers": [
-            (b"content-type", b"application/json")], **scope}, receive, send)
+        await app(
+            {
+                "type": "http",
+                "method": "POST",
+                "headers": [(b"content-type", b"application/json")],
+                **scope,
+            },
+            receive,
+            send,
+        )
         return sent
 
     sent = asyncio.run(main())
     app.close()
-    return sent[0]["status"], dict(sent[0]["headers"]), b"".join(
-        m.get("body", b"") for m in sent[1:])
+    return (
+        sent[0]["status"],
+        dict(sent[0]["headers"]),
+        b"".join(m.get("body", b"") for m in sent[1:]),
+    )
 
 
 def test_the_app_mounted_under_a_root_path():
     app = create_app(workers=1)
-    status, headers, body = call(app, {"path": "/api" + EXECUTE_PATH, "root_path": "/api"},
-                                 [TINY_UNSAT[:10], TINY_UNSAT[10:]])
+    status, headers, body = call(
+        app,
+        {"path": "/api" + EXECUTE_PATH, "root_path": "/api"},
+        [TINY_UNSAT[:10], TINY_UNSAT[10:]],
+    )
     assert (status, body) == (200, scc.check_json(TINY_UNSAT).body)
     assert headers[b"content-type"] == b"application/json"
     assert call(app, {"path": EXECUTE_PATH}, [TINY_UNSAT])[0] == 200
@@ -161,6 +209,7 @@ def test_the_app_mounted_under_a_root_path():
 
 
 # -- the corpus, byte for byte ---------------------------------------------------
+
 
 def corpus_requests(server, corpus, compiled_count=None, reference_count=30):
     """The contract-tier requests; with the reference engine (the pure build,
@@ -174,7 +223,7 @@ def corpus_requests(server, corpus, compiled_count=None, reference_count=30):
 def test_every_corpus_request_is_answered_as_check_answers_it(server, corpus, capsysbinary):
     paths = corpus_requests(server, corpus)
     assert len(paths) >= 30
-    conn = server.connection()          # one keep-alive connection for all of them
+    conn = server.connection()  # one keep-alive connection for all of them
     try:
         for path in paths:
             expected = cli_stdout(capsysbinary, "check", str(path))
@@ -189,13 +238,18 @@ def test_every_corpus_request_is_answered_as_check_answers_it(server, corpus, ca
 
 
 def test_the_command_itself_writes_the_same_bytes(server, corpus):
-    names = ["c000-php-pigeons5-holes4-glucose3-s1000.json",     # valid unsat
-             "c002-php-pigeons6-holes5-glucose4-s1200.json",     # lemma_not_rup
-             "c098-randk-n10000-m4000-k12-glucose4-s104200.json"]  # a sat claim
+    names = [
+        "c000-php-pigeons5-holes4-glucose3-s1000.json",  # valid unsat
+        "c002-php-pigeons6-holes5-glucose4-s1200.json",  # lemma_not_rup
+        "c098-randk-n10000-m4000-k12-glucose4-s104200.json",
+    ]  # a sat claim
     for name in names:
         path = corpus / name
-        out = subprocess.run([sys.executable, "-m", "sat_claim_check", "check", str(path)],
-                             capture_output=True, timeout=60)
+        out = subprocess.run(
+            [sys.executable, "-m", "sat_claim_check", "check", str(path)],
+            capture_output=True,
+            timeout=60,
+        )
         status, _, body = server.execute(path.read_bytes())
         assert status == 200
         assert body + b"\n" == out.stdout, name
@@ -212,6 +266,7 @@ def test_the_reference_engine_answers_the_same(corpus, capsysbinary):
 
 
 # -- the other routes ---------------------------------------------------------------
+
 
 def test_tool_description(server):
     shipped = resources.files("sat_claim_check").joinpath("schemas/tool.json").read_bytes()
@@ -233,15 +288,18 @@ def test_health(server):
     assert health["limits"]["max_proof_steps"] == 2000
 
 
-@pytest.mark.parametrize(("method", "path", "status", "allow"), [
-    ("GET", EXECUTE_PATH, 405, "POST"),
-    ("PUT", EXECUTE_PATH, 405, "POST"),
-    ("POST", TOOL_PATH, 405, "GET, HEAD"),
-    ("DELETE", "/healthz", 405, "GET, HEAD"),
-    ("POST", "/v1/tools/sat-claim-check/versions/2.0.0/execute", 404, None),
-    ("POST", EXECUTE_PATH + "/", 404, None),
-    ("GET", "/", 404, None),
-])
+@pytest.mark.parametrize(
+    ("method", "path", "status", "allow"),
+    [
+        ("GET", EXECUTE_PATH, 405, "POST"),
+        ("PUT", EXECUTE_PATH, 405, "POST"),
+        ("POST", TOOL_PATH, 405, "GET, HEAD"),
+        ("DELETE", "/healthz", 405, "GET, HEAD"),
+        ("POST", "/v1/tools/sat-claim-check/versions/2.0.0/execute", 404, None),
+        ("POST", EXECUTE_PATH + "/", 404, None),
+        ("GET", "/", 404, None),
+    ],
+)
 def test_wrong_paths_and_methods(server, method, path, status, allow):
     got, headers, body = server.request(method, path, TINY_UNSAT, JSON)
     assert got == status
@@ -249,17 +307,20 @@ def test_wrong_paths_and_methods(server, method, path, status, allow):
     assert json.loads(body)["error"] in ("not_found", "method_not_allowed")
 
 
-@pytest.mark.parametrize(("content_type", "status"), [
-    (None, 415),
-    ("text/plain", 415),
-    ("application/x-www-form-urlencoded", 415),
-    ("application/json; charset=latin-1", 415),
-    ("application/json; boundary=x", 415),
-    ("application/jsonx", 415),
-    ("application/json", 200),
-    ("application/json; charset=utf-8", 200),
-    ('Application/JSON; charset="UTF-8"', 200),
-])
+@pytest.mark.parametrize(
+    ("content_type", "status"),
+    [
+        (None, 415),
+        ("text/plain", 415),
+        ("application/x-www-form-urlencoded", 415),
+        ("application/json; charset=latin-1", 415),
+        ("application/json; boundary=x", 415),
+        ("application/jsonx", 415),
+        ("application/json", 200),
+        ("application/json; charset=utf-8", 200),
+        ('Application/JSON; charset="UTF-8"', 200),
+    ],
+)
 def test_content_type(server, content_type, status):
     headers = {} if content_type is None else {"Content-Type": content_type}
     got, _, body = server.execute(TINY_UNSAT, headers)
@@ -273,8 +334,9 @@ def test_content_type(server, content_type, status):
 HOSTILE = {
     "malformed": b'{"cnf": ',
     "empty": b"",
-    "repeated key": (b'{"cnf":{"num_vars":1,"clauses":[]},"claim":"sat","claim":"unsat",'
-                     b'"assignment":[]}'),
+    "repeated key": (
+        b'{"cnf":{"num_vars":1,"clauses":[]},"claim":"sat","claim":"unsat","assignment":[]}'
+    ),
     "deep nesting": b"[" * 200_000 + b"]" * 200_000,
     "NaN": b'{"cnf":{"num_vars":NaN,"clauses":[]},"claim":"sat","assignment":[]}',
     "not UTF-8": b'{"cnf":{"num_vars":1,"clauses":[]},"claim":"\xff"}',
@@ -306,8 +368,9 @@ def test_truncated_corpus_requests(server, corpus):
 def test_a_very_long_integer_costs_no_more_than_its_length(server, capsysbinary):
     # A million digits (converted with int(), seconds of CPU): read in linear
     # time, and the answer is check's, digit for digit.
-    body = (b'{"cnf":{"num_vars":' + b"9" * 1_000_000 +
-            b',"clauses":[]},"claim":"sat","assignment":[]}')
+    body = (
+        b'{"cnf":{"num_vars":' + b"9" * 1_000_000 + b',"clauses":[]},"claim":"sat","assignment":[]}'
+    )
     start = time.monotonic()
     status, _, got = server.execute(body)
     assert time.monotonic() - start < 2.0
@@ -319,20 +382,25 @@ def test_a_very_long_integer_costs_no_more_than_its_length(server, capsysbinary)
 def test_a_body_over_the_cap_is_refused_from_its_length(server):
     cap = server.health()["max_body_bytes"]
     with socket.create_connection(("127.0.0.1", server.port)) as sock:
-        sock.sendall(raw_request(b"", length=cap + 1))      # the body is never sent
+        sock.sendall(raw_request(b"", length=cap + 1))  # the body is never sent
         status, body = read_response(sock)
     assert status == 413
-    assert json.loads(body) == {"error": "body_too_large", "max": cap, "actual": cap + 1,
-                                "message": f"the body is over {cap} bytes"}
+    assert json.loads(body) == {
+        "error": "body_too_large",
+        "max": cap,
+        "actual": cap + 1,
+        "message": f"the body is over {cap} bytes",
+    }
 
 
 def test_a_body_over_the_cap_is_refused_while_it_streams(server):
     cap = server.health()["max_body_bytes"]
     with socket.create_connection(("127.0.0.1", server.port)) as sock:
-        sock.sendall(raw_request(b"", length=0).replace(
-            b"Content-Length: 0", b"Transfer-Encoding: chunked"))
+        sock.sendall(
+            raw_request(b"", length=0).replace(b"Content-Length: 0", b"Transfer-Encoding: chunked")
+        )
         chunk = b"[" * 65536
-        with contextlib.suppress(OSError):      # the server stops reading at the cap
+        with contextlib.suppress(OSError):  # the server stops reading at the cap
             for _ in range(cap // len(chunk) + 2):
                 sock.sendall(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
         status, body = read_response(sock)
@@ -341,18 +409,29 @@ def test_a_body_over_the_cap_is_refused_while_it_streams(server):
 
 
 def test_the_size_and_work_limits(small):
-    steps = json.dumps({"cnf": {"num_vars": 1, "clauses": [[1], [-1]]}, "claim": "unsat",
-                        "proof": [{"add": [1]}] * 11}).encode()
+    steps = json.dumps(
+        {
+            "cnf": {"num_vars": 1, "clauses": [[1], [-1]]},
+            "claim": "unsat",
+            "proof": [{"add": [1]}] * 11,
+        }
+    ).encode()
     status, _, body = small.execute(steps)
     assert status == 413
     error = json.loads(body)
     assert (error["error"], error["limit"], error["actual"]) == (
-        "limit_exceeded", "max_proof_steps", 11)
+        "limit_exceeded",
+        "max_proof_steps",
+        11,
+    )
     status, _, body = small.execute(chain_request(30, 2))
     assert status == 422
     error = json.loads(body)
     assert (error["error"], error["limit"], error["max"]) == (
-        "limit_exceeded", "max_propagation_work", 20)
+        "limit_exceeded",
+        "max_propagation_work",
+        20,
+    )
     assert error["step_index"] == 0
     status, _, body = small.execute(b" " * 4097)
     assert status == 413
@@ -365,15 +444,15 @@ def test_a_slow_sender_gets_408_and_costs_nothing(server, slack):
     with socket.create_connection(("127.0.0.1", server.port)) as sock:
         sock.sendall(raw_request(b"", length=len(TINY_UNSAT)))
         start = time.monotonic()
-        for byte in TINY_UNSAT[:3]:          # a byte every 0.2 s, then silence
+        for byte in TINY_UNSAT[:3]:  # a byte every 0.2 s, then silence
             sock.sendall(bytes([byte]))
-            assert server.execute(TINY_UNSAT)[0] == 200     # others are answered
+            assert server.execute(TINY_UNSAT)[0] == 200  # others are answered
             time.sleep(0.2)
         status, body = read_response(sock, timeout=5)
         waited = time.monotonic() - start
     assert status == 408
     assert json.loads(body)["error"] == "request_timeout"
-    assert 0.9 < waited < 3.0 * slack        # the server's 1 s budget for the body
+    assert 0.9 < waited < 3.0 * slack  # the server's 1 s budget for the body
     server.wait_for(lambda h: h["in_flight"] == 0)
 
 
@@ -381,7 +460,7 @@ def test_a_slow_sender_within_the_budget_is_answered(server):
     with socket.create_connection(("127.0.0.1", server.port)) as sock:
         sock.sendall(raw_request(TINY_UNSAT))
         for i in range(0, len(TINY_UNSAT), 20):
-            sock.sendall(TINY_UNSAT[i:i + 20])
+            sock.sendall(TINY_UNSAT[i : i + 20])
             time.sleep(0.05)
         status, body = read_response(sock)
     assert (status, json.loads(body)["valid"]) == (200, True)
@@ -411,6 +490,7 @@ def test_connections_that_send_nothing_or_half_a_request(server):
 
 # -- long checks: the client that vanishes, the full queue, shutdown ------------------
 
+
 def send_and_vanish_later(server, body):
     """A socket that has sent ``body`` and waits; close it to vanish."""
     sock = socket.create_connection(("127.0.0.1", server.port))
@@ -423,10 +503,9 @@ def test_a_vanished_client_stops_its_check(raised, slack):
     before = raised.health()
     sock = send_and_vanish_later(raised, body)
     raised.wait_for(lambda h: h["checking"] == 1)
-    time.sleep(0.3)                         # well inside the check
+    time.sleep(0.3)  # well inside the check
     sock.close()
-    health, seconds = raised.wait_for(
-        lambda h: h["checking"] == 0 and h["in_flight"] == 0)
+    health, seconds = raised.wait_for(lambda h: h["checking"] == 0 and h["in_flight"] == 0)
     # The check would take over 5 s; a poll every 2**20 units of work stops it
     # (a few ms of the compiled engine, a fifth of a second of the reference one).
     assert seconds < 2.5 * slack
@@ -443,7 +522,7 @@ def test_a_full_queue_gets_503_with_retry_after(raised):
     body = long_request(raised.health()["engine"])
     running_check = send_and_vanish_later(raised, body)
     raised.wait_for(lambda h: h["checking"] == 1)
-    queued = send_and_vanish_later(raised, TINY_UNSAT)     # the queue holds one
+    queued = send_and_vanish_later(raised, TINY_UNSAT)  # the queue holds one
     raised.wait_for(lambda h: h["in_flight"] == 2)
     before = raised.health()["overloaded"]
     status, headers, reply = raised.execute(TINY_UNSAT)
@@ -467,7 +546,7 @@ def test_a_client_that_leaves_while_queued_costs_nothing(raised):
     before = raised.health()
     queued = send_and_vanish_later(raised, body)
     raised.wait_for(lambda h: h["in_flight"] == 2)
-    queued.close()                          # leaves the queue: it never starts
+    queued.close()  # leaves the queue: it never starts
     raised.wait_for(lambda h: h["in_flight"] == 1)
     running_check.close()
     health, _ = raised.wait_for(lambda h: h["in_flight"] == 0 and h["checking"] == 0)
@@ -495,9 +574,10 @@ def test_shutdown_answers_the_requests_in_flight():
 
 # -- load ------------------------------------------------------------------------------
 
+
 def test_bounded_concurrent_load(server, corpus, capsysbinary):
     paths = corpus_requests(server, corpus, reference_count=12)
-    paths = paths if len(paths) <= 12 else paths[::4]       # 25 of the 99
+    paths = paths if len(paths) <= 12 else paths[::4]  # 25 of the 99
     requests = [(p.read_bytes(), cli_stdout(capsysbinary, "check", str(p))) for p in paths]
     errors, clients, rounds = [], 6, 3
 

@@ -16,8 +16,9 @@ import time
 import pytest
 from _service import Server, raw_request, read_response, running
 
-SAT = json.dumps({"cnf": {"num_vars": 2, "clauses": [[1], [-2]]}, "claim": "sat",
-                  "assignment": [1, -2]}).encode()
+SAT = json.dumps(
+    {"cnf": {"num_vars": 2, "clauses": [[1], [-2]]}, "claim": "sat", "assignment": [1, -2]}
+).encode()
 MiB = 1 << 20
 
 
@@ -65,7 +66,7 @@ def test_a_client_that_pipelines_and_never_reads_stays_bounded(server: Server):
     before = server.rss()
     if before is None:
         pytest.skip("no /proc: the resident set cannot be read")
-    block = pipelined(2000)                     # about 0.4 MiB
+    block = pipelined(2000)  # about 0.4 MiB
     sock = socket.create_connection(("127.0.0.1", server.port))
     sock.setblocking(False)
     sent, deadline = 0, time.monotonic() + 2
@@ -89,8 +90,16 @@ def test_a_client_that_pipelines_and_never_reads_stays_bounded(server: Server):
 
 def test_every_pipelined_request_is_answered_in_order(server: Server):
     count = 1000
-    bodies = [json.dumps({"cnf": {"num_vars": 1, "clauses": [[1 if i % 2 else -1]]},
-                          "claim": "sat", "assignment": [1]}).encode() for i in range(count)]
+    bodies = [
+        json.dumps(
+            {
+                "cnf": {"num_vars": 1, "clauses": [[1 if i % 2 else -1]]},
+                "claim": "sat",
+                "assignment": [1],
+            }
+        ).encode()
+        for i in range(count)
+    ]
     data = b"".join(raw_request(body) + body for body in bodies)
     sock = socket.create_connection(("127.0.0.1", server.port))
     try:
@@ -99,8 +108,7 @@ def test_every_pipelined_request_is_answered_in_order(server: Server):
     finally:
         sock.close()
     assert all(status == 200 for status, _ in answers)
-    assert [json.loads(body)["valid"] for _, body in answers] == [i % 2 == 1
-                                                                  for i in range(count)]
+    assert [json.loads(body)["valid"] for _, body in answers] == [i % 2 == 1 for i in range(count)]
 
 
 def test_a_connection_that_never_finishes_its_headers_is_closed(server: Server, slack: float):
@@ -109,17 +117,17 @@ def test_a_connection_that_never_finishes_its_headers_is_closed(server: Server, 
     try:
         start = time.monotonic()
         for byte in b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: yes":
-            sock.sendall(bytes([byte]))      # a byte every 0.2 s: never done
+            sock.sendall(bytes([byte]))  # a byte every 0.2 s: never done
             closed = closed_by_peer(sock, 0.2)
             if closed:
                 break
         took = time.monotonic() - start
-    except OSError:                 # a send after the close
+    except OSError:  # a send after the close
         closed, took = True, time.monotonic() - start
     finally:
         sock.close()
     assert closed
-    assert took < 2.0 * slack       # --header-timeout 1
+    assert took < 2.0 * slack  # --header-timeout 1
     # Silence is closed the same way.
     sock = socket.create_connection(("127.0.0.1", server.port))
     try:
@@ -131,7 +139,7 @@ def test_a_connection_that_never_finishes_its_headers_is_closed(server: Server, 
 def test_the_deadline_starts_again_after_each_answer(server: Server):
     sock = socket.create_connection(("127.0.0.1", server.port))
     try:
-        for _ in range(3):      # each request well within its own second
+        for _ in range(3):  # each request well within its own second
             sock.sendall(raw_request(SAT) + SAT)
             assert read_response(sock)[0] == 200
             time.sleep(0.5)
@@ -167,7 +175,7 @@ def test_a_connection_in_a_request_is_never_closed_to_make_room(server: Server):
     slow = []
     try:
         sock.sendall(raw_request(SAT) + SAT[:10])
-        time.sleep(0.2)                     # its headers are read
+        time.sleep(0.2)  # its headers are read
         for _ in range(40):
             other = socket.create_connection(("127.0.0.1", server.port))
             other.sendall(b"POST /v1")
@@ -200,7 +208,7 @@ def test_a_client_that_never_reads_its_answers_is_dropped(server: Server, slack:
             with contextlib.suppress(BlockingIOError):
                 sock.send(request)
         dropped = set()
-        deadline = time.monotonic() + 10 * slack    # the sockets' buffers fill first
+        deadline = time.monotonic() + 10 * slack  # the sockets' buffers fill first
         while time.monotonic() < deadline and len(dropped) < len(hogs):
             dropped |= {i for i, sock in enumerate(hogs) if reset_or_closed(sock)}
             time.sleep(0.2)

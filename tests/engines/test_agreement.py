@@ -47,11 +47,12 @@ def break_request(request, rng):
         clause = rng.choice(cnf["clauses"])
         clause.insert(rng.randint(0, len(clause)), rng.choice(JUNK))
     elif choice == 1 and proof:
-        (_, lits), = rng.choice(proof).items()
+        ((_, lits),) = rng.choice(proof).items()
         lits.insert(rng.randint(0, len(lits)), rng.choice(JUNK))
     elif choice == 2 and proof:
         proof[rng.randrange(len(proof))] = rng.choice(
-            [{}, {"add": [1], "delete": [1]}, {"Add": [1]}, [1], None, {"add": 1}])
+            [{}, {"add": [1], "delete": [1]}, {"Add": [1]}, [1], None, {"add": 1}]
+        )
     elif choice == 3:
         out[rng.choice(["zzz", "assignment", "Claim"])] = []
     elif choice == 4:
@@ -62,7 +63,7 @@ def break_request(request, rng):
         out["claim"] = rng.choice(["SAT", None, "sat"])
     elif choice == 7 and proof:
         # Integral floats are integers: the same request, spelled differently.
-        (_, lits), = rng.choice(proof).items()
+        ((_, lits),) = rng.choice(proof).items()
         lits[:] = [float(x) for x in lits]
     elif choice == 8:
         cnf["clauses"] = tuple(tuple(c) for c in cnf["clauses"])
@@ -71,8 +72,8 @@ def break_request(request, rng):
         clause = rng.choice(cnf["clauses"])
         clause.append(rng.choice([0, cnf["num_vars"] + 1, -(cnf["num_vars"] + 2)]))
     elif choice == 10 and proof:
-        (_, lits), = rng.choice(proof).items()
-        lits.append(rng.choice([10001, -10001, 2**31, -2**40]))
+        ((_, lits),) = rng.choice(proof).items()
+        lits.append(rng.choice([10001, -10001, 2**31, -(2**40)]))
     else:
         del out[rng.choice(["cnf", "claim", "proof"])]
     return out
@@ -86,8 +87,9 @@ def requests(seed, count):
 
 @pytest.mark.parametrize("chunk", range(6))
 def test_engines_agree_on_generated_requests(chunk: int) -> None:
-    kinds = collections.Counter(assert_agree(request)[0]
-                                for request in requests(f"agreement-{chunk}", 200))
+    kinds = collections.Counter(
+        assert_agree(request)[0] for request in requests(f"agreement-{chunk}", 200)
+    )
     # Most requests reach an engine; enough are rejected to test the errors too.
     assert kinds["report"] >= 120 and kinds["error"] >= 15, kinds
 
@@ -120,12 +122,18 @@ def test_engines_agree_under_small_size_limits(chunk: int) -> None:
             max_clauses=max(0, len(cnf["clauses"]) - rng.randint(0, 1)),
             max_total_literals=max(0, sum(map(len, cnf["clauses"])) - rng.randint(0, 1)),
             max_proof_steps=max(0, len(proof) - rng.randint(0, 1)),
-            max_proof_literals=max(0, literals - rng.randint(0, 1)))
+            max_proof_literals=max(0, literals - rng.randint(0, 1)),
+        )
         kind, *rest = assert_agree(request, limits)
         reached[rest[1].get("limit", "other") if kind == "error" else kind] += 1
     # Each limit is the first one exceeded somewhere, and some requests fit them all.
-    assert reached.keys() >= {"max_vars", "max_clauses", "max_total_literals",
-                              "max_proof_steps", "max_proof_literals"}, reached
+    assert reached.keys() >= {
+        "max_vars",
+        "max_clauses",
+        "max_total_literals",
+        "max_proof_steps",
+        "max_proof_literals",
+    }, reached
     assert reached["report"] >= 3, reached
 
 
@@ -134,42 +142,64 @@ def test_engines_agree_on_sat_claims() -> None:
     reasons = collections.Counter()
     for _ in range(200):
         n = rng.randint(0, 6)
-        clauses = [[rng.choice((1, -1)) * rng.randint(1, n) for _ in range(rng.randint(0, 3))]
-                   for _ in range(rng.randint(0, 6))] if n else [[]]
-        assignment = [rng.choice((1, -1)) * rng.randint(0, n + 1)
-                      for _ in range(rng.randint(0, n + 2))]
-        kind, *rest = assert_agree({"cnf": {"num_vars": n, "clauses": clauses},
-                                    "claim": "sat", "assignment": assignment})
+        clauses = (
+            [
+                [rng.choice((1, -1)) * rng.randint(1, n) for _ in range(rng.randint(0, 3))]
+                for _ in range(rng.randint(0, 6))
+            ]
+            if n
+            else [[]]
+        )
+        assignment = [
+            rng.choice((1, -1)) * rng.randint(0, n + 1) for _ in range(rng.randint(0, n + 2))
+        ]
+        kind, *rest = assert_agree(
+            {"cnf": {"num_vars": n, "clauses": clauses}, "claim": "sat", "assignment": assignment}
+        )
         reasons[rest[0]["reason"] if kind == "report" else "error"] += 1
     # Every sat reason, and valid claims, among the generated ones.
-    assert reasons.keys() >= {None, "assignment_variable_out_of_range",
-                              "duplicate_assignment_literal", "conflicting_assignment",
-                              "clause_falsified", "clause_undetermined"}, reasons
+    assert reasons.keys() >= {
+        None,
+        "assignment_variable_out_of_range",
+        "duplicate_assignment_literal",
+        "conflicting_assignment",
+        "clause_falsified",
+        "clause_undetermined",
+    }, reasons
 
 
 # -- hypothesis: small arbitrary requests ---------------------------------------------
 
 LIT = st.one_of(st.integers(-5, 5), st.sampled_from(JUNK))
-STEPS = st.lists(st.one_of(
-    st.fixed_dictionaries({"add": st.lists(LIT, max_size=4)}),
-    st.fixed_dictionaries({"delete": st.lists(LIT, max_size=4)}),
-    st.dictionaries(st.sampled_from(["add", "delete", "x"]), st.lists(LIT, max_size=2),
-                    max_size=2)), max_size=8)
+STEPS = st.lists(
+    st.one_of(
+        st.fixed_dictionaries({"add": st.lists(LIT, max_size=4)}),
+        st.fixed_dictionaries({"delete": st.lists(LIT, max_size=4)}),
+        st.dictionaries(
+            st.sampled_from(["add", "delete", "x"]), st.lists(LIT, max_size=2), max_size=2
+        ),
+    ),
+    max_size=8,
+)
 
 
-@settings(max_examples=300, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(num_vars=st.one_of(st.integers(0, 5), st.sampled_from(JUNK)),
-       clauses=st.lists(st.lists(st.integers(-5, 5).filter(bool), max_size=4), max_size=6),
-       proof=STEPS, cap=st.integers(0, 40))
+@settings(
+    max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(
+    num_vars=st.one_of(st.integers(0, 5), st.sampled_from(JUNK)),
+    clauses=st.lists(st.lists(st.integers(-5, 5).filter(bool), max_size=4), max_size=6),
+    proof=STEPS,
+    cap=st.integers(0, 40),
+)
 def test_engines_agree_on_arbitrary_small_requests(num_vars, clauses, proof, cap):
-    request = {"cnf": {"num_vars": num_vars, "clauses": clauses}, "claim": "unsat",
-               "proof": proof}
+    request = {"cnf": {"num_vars": num_vars, "clauses": clauses}, "claim": "unsat", "proof": proof}
     assert_agree(request, scc.Limits(max_propagation_work=cap))
     assert_agree(request)
 
 
 # -- the compiled validation fast path against the pure one ---------------------------
+
 
 def validated_or_error(request):
     try:
@@ -192,10 +222,19 @@ def test_fast_validation_equals_the_python_walk(monkeypatch, converter):
     assert sum("error" not in x for x in other) >= 20
 
 
-@pytest.mark.parametrize("pairs", [
-    [], [("a", 1)], [("a", 1), ("b", "x")], [("a", 1), ("a", 2)],
-    [("\ud800", 1)], [("a", "\udfff")], [("a", ["\ud800"])], [("é", "ü")],
-])
+@pytest.mark.parametrize(
+    "pairs",
+    [
+        [],
+        [("a", 1)],
+        [("a", 1), ("b", "x")],
+        [("a", 1), ("a", 2)],
+        [("\ud800", 1)],
+        [("a", "\udfff")],
+        [("a", ["\ud800"])],
+        [("é", "ü")],
+    ],
+)
 def test_compiled_json_object_hook_equals_the_python_one(pairs):
     from sat_claim_check._engines import convert_c
 
@@ -215,8 +254,9 @@ steps = st.lists(st.lists(st.integers(-40, 40), max_size=5), max_size=8)
 
 @settings(max_examples=400, deadline=None)
 @given(steps=steps, bound=st.one_of(st.integers(0, 45), st.just(1 << 40)), data=st.data())
-def test_the_twins_find_the_same_first_step_over_the_bound(steps: list[list[int]], bound: int,
-                                                           data: st.DataObject) -> None:
+def test_the_twins_find_the_same_first_step_over_the_bound(
+    steps: list[list[int]], bound: int, data: st.DataObject
+) -> None:
     from sat_claim_check._engines import convert_c
 
     offsets = array("i", [0])
@@ -235,7 +275,11 @@ def test_the_compiled_twin_refuses_offsets_that_describe_no_steps() -> None:
     from sat_claim_check._engines import convert_c
 
     lits = array("i", [1, 2])
-    for offsets, a, b in ((array("i", [0, 3]), 0, 1), (array("i", [0, 2]), 0, 2),
-                          (array("i", [1, 0]), 0, 1), (array("i", [0, 2]), -1, 1)):
+    for offsets, a, b in (
+        (array("i", [0, 3]), 0, 1),
+        (array("i", [0, 2]), 0, 2),
+        (array("i", [1, 0]), 0, 1),
+        (array("i", [0, 2]), -1, 1),
+    ):
         with pytest.raises(ValueError, match="offsets do not describe the steps"):
             convert_c.first_step_over(offsets, lits, 5, a, b)

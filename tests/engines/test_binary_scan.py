@@ -66,12 +66,11 @@ def _text_arrays(proof_text: bytes) -> tuple:
 # -- generated steps -----------------------------------------------------------------
 
 literals = st.one_of(
-    st.integers(-80, 80),                              # one byte, and two near 64
+    st.integers(-80, 80),  # one byte, and two near 64
     st.integers(-INT32_MAX, INT32_MAX),
     st.sampled_from([INT32_MAX, -INT32_MAX, 2**27, -(2**27), 2**13, -(2**13)]),
 ).filter(bool)
-steps = st.lists(st.tuples(st.sampled_from([0, 1]), st.lists(literals, max_size=8)),
-                 max_size=25)
+steps = st.lists(st.tuples(st.sampled_from([0, 1]), st.lists(literals, max_size=8)), max_size=25)
 
 
 @pytest.mark.compiled
@@ -106,7 +105,7 @@ def test_the_open_step_is_kept_between_calls(stream_class):
     first = stream.scan(b"a\x02\x05d\x02\x80", False)
     assert first[0] == OK and first[1] == 6
     assert list(first[4]) == [] and list(first[5]) == [0] and list(first[6]) == []
-    assert stream.open_literals == 4          # 1, -2, 50, 1: 'd' is a literal here
+    assert stream.open_literals == 4  # 1, -2, 50, 1: 'd' is a literal here
     second = stream.scan(memoryview(bytearray(b"\x01\x00")), True)
     assert second[:4] == (OK, 8, None, 0)
     assert list(second[4]) == [0] and list(second[5]) == [0, 5]
@@ -115,6 +114,7 @@ def test_the_open_step_is_kept_between_calls(stream_class):
 
 
 # -- the corpus and CaDiCaL ----------------------------------------------------------
+
 
 def _corpus_proofs(corpus: Path, pattern: str = "*.drup") -> list[Path]:
     paths = sorted(corpus.glob(pattern))
@@ -137,33 +137,35 @@ def test_large_corpus_proofs_in_binary_give_the_arrays_of_their_text(corpus):
     for path in _corpus_proofs(corpus, "l00[0-3]*.drup.gz"):
         arrays = _text_arrays(gzip.decompress(path.read_bytes()))
         data = encode(steps_of(*arrays))
-        chunks = [data[i:i + 65536] for i in range(0, len(data), 65536)]
+        chunks = [data[i : i + 65536] for i in range(0, len(data), 65536)]
         assert scan_chunks(_compiled_class()(), chunks) == (OK, len(data), None, 0, *arrays)
 
 
 def _cadical(solver: str, cnf: Path, proof: Path, *options: str) -> None:
-    proc = subprocess.run([solver, "-q", *options, str(cnf), str(proof)],
-                          capture_output=True, timeout=60)
-    assert proc.returncode == 20, proc.stdout + proc.stderr      # UNSATISFIABLE
+    proc = subprocess.run(
+        [solver, "-q", *options, str(cnf), str(proof)], capture_output=True, timeout=60
+    )
+    assert proc.returncode == 20, proc.stdout + proc.stderr  # UNSATISFIABLE
 
 
-def test_a_cadical_binary_proof_gives_the_arrays_of_its_text(stream_class, corpus, tmp_path,
-                                                             cadical):
+def test_a_cadical_binary_proof_gives_the_arrays_of_its_text(
+    stream_class, corpus, tmp_path, cadical
+):
     cnf = corpus / "c001-php-pigeons5-holes4-cadical-bin-s1100.cnf"
     if not cnf.exists():
         pytest.skip("the corpus has no c001 CNF")
     binary, plain = tmp_path / "proof.drat", tmp_path / "proof.txt"
-    _cadical(cadical, cnf, binary)           # binary is CaDiCaL's default for a file
+    _cadical(cadical, cnf, binary)  # binary is CaDiCaL's default for a file
     _cadical(cadical, cnf, plain, "--no-binary")
     data = binary.read_bytes()
     assert looks_binary(data[:SNIFF_BYTES]) and not looks_binary(plain.read_bytes())
     arrays = _text_arrays(plain.read_bytes())
-    assert len(arrays[0]) > 10 and 1 in arrays[0]          # deletions too
-    assert scan_chunks(stream_class(), cut(data, [7, 100])) == (OK, len(data), None, 0,
-                                                                 *arrays)
+    assert len(arrays[0]) > 10 and 1 in arrays[0]  # deletions too
+    assert scan_chunks(stream_class(), cut(data, [7, 100])) == (OK, len(data), None, 0, *arrays)
 
 
 # -- hostile bytes ----------------------------------------------------------------
+
 
 def _scan(stream_class, data: bytes) -> tuple:
     return scan_chunks(stream_class(), [data])
@@ -172,7 +174,7 @@ def _scan(stream_class, data: bytes) -> tuple:
 def test_a_byte_other_than_a_or_d_at_a_step_start(stream_class):
     result = _scan(stream_class, b"a\x02\x00x\x02\x00")
     assert result[:4] == (ERR_TOKEN, 3, b"x", 0)
-    assert list(result[4]) == [0] and list(result[6]) == [1]       # the step before it
+    assert list(result[4]) == [0] and list(result[6]) == [1]  # the step before it
     # The text of a text proof is no binary proof: '1' is no step start.
     assert _scan(stream_class, b"1 2 0\n")[:4] == (ERR_TOKEN, 0, b"1", 0)
     # A stray terminator between steps.
@@ -200,12 +202,24 @@ def test_overlong_and_huge_integers_are_out_of_range(stream_class):
     assert ok[:4] == (OK, 7, None, 0) and list(ok[6]) == [-INT32_MAX]
     # u = 2^32 (literal 2^31): five bytes, too large.
     assert _scan(stream_class, b"a\x02" + leb128(2**32) + b"\x00")[:4] == (
-        ERR_INT_RANGE, 2, leb128(2**32), 2**32)
+        ERR_INT_RANGE,
+        2,
+        leb128(2**32),
+        2**32,
+    )
     # A sixth byte, even of zero groups: out of range at the fifth.
     assert _scan(stream_class, b"a\x80\x80\x80\x80\x80\x00")[:4] == (
-        ERR_INT_RANGE, 1, b"\x80" * 5, 0)
+        ERR_INT_RANGE,
+        1,
+        b"\x80" * 5,
+        0,
+    )
     assert _scan(stream_class, b"a" + b"\xff" * 100)[:4] == (
-        ERR_INT_RANGE, 1, b"\xff" * 5, 2**35 - 1)
+        ERR_INT_RANGE,
+        1,
+        b"\xff" * 5,
+        2**35 - 1,
+    )
 
 
 def test_truncated_streams(stream_class):
@@ -235,10 +249,21 @@ def test_garbage_gives_the_same_answer_from_both_twins():
     codes = set()
     for n in range(400):
         size = rng.randrange(1, 60)
-        if n % 2:      # mostly well-formed steps, with a few bytes changed
-            data = bytearray(encode([(rng.randrange(2), [rng.choice([1, -1]) * rng.randrange(
-                1, 2**rng.randrange(1, 32)) for _ in range(rng.randrange(4))])
-                for _ in range(rng.randrange(1, 6))]))
+        if n % 2:  # mostly well-formed steps, with a few bytes changed
+            data = bytearray(
+                encode(
+                    [
+                        (
+                            rng.randrange(2),
+                            [
+                                rng.choice([1, -1]) * rng.randrange(1, 2 ** rng.randrange(1, 32))
+                                for _ in range(rng.randrange(4))
+                            ],
+                        )
+                        for _ in range(rng.randrange(1, 6))
+                    ]
+                )
+            )
             for _ in range(rng.randrange(1, 3)):
                 data[rng.randrange(len(data))] = rng.randrange(256)
         else:
@@ -253,6 +278,7 @@ def test_garbage_gives_the_same_answer_from_both_twins():
 
 # -- looks_binary: drat-trim's rule ------------------------------------------------------
 
+
 def test_looks_binary_on_the_corpus(corpus):
     for path in _corpus_proofs(corpus):
         proof_text = path.read_bytes()
@@ -266,22 +292,23 @@ TEXT_LIKE = [5, 16, -22, 24, -24, -28, -49, 50, -6, 5, 16]
 
 
 def test_looks_binary_edge_cases():
-    assert looks_binary(b"") and looks_binary(b"0")      # drat-trim: end of file early
+    assert looks_binary(b"") and looks_binary(b"0")  # drat-trim: end of file early
     assert not looks_binary(b"0\n")
-    assert not looks_binary(b"c comment with Words\n1 0\n")    # letters in a comment
-    assert looks_binary(b"c with {a}")                         # "{" is past "z"
-    assert looks_binary(b"cx comment\n")      # no "c " start: 'x' counts
+    assert not looks_binary(b"c comment with Words\n1 0\n")  # letters in a comment
+    assert looks_binary(b"c with {a}")  # "{" is past "z"
+    assert looks_binary(b"cx comment\n")  # no "c " start: 'x' counts
     assert looks_binary(b"d\x02\x00")
     # A deletion whose first 11 literals all encode as text bytes looks like text.
     assert not looks_binary(encode([(1, TEXT_LIKE)]))
-    assert looks_binary(encode([(1, TEXT_LIKE[:9])]))        # its 0 is the 11th byte
+    assert looks_binary(encode([(1, TEXT_LIKE[:9])]))  # its 0 is the 11th byte
     # Only the first 12 bytes count.
     assert not looks_binary(b"1 2 3 4 5 6 \x01")
 
 
 def _drat_trim_says_binary(cnf: Path, proof: Path) -> bool:
-    proc = subprocess.run([str(DRAT_TRIM), str(cnf), str(proof), "-t", "5"],
-                          capture_output=True, timeout=60)
+    proc = subprocess.run(
+        [str(DRAT_TRIM), str(cnf), str(proof), "-t", "5"], capture_output=True, timeout=60
+    )
     return b"turning on binary mode checking" in proc.stdout
 
 
@@ -296,10 +323,10 @@ def test_looks_binary_agrees_with_drat_trim(corpus, tmp_path):
     heads = [
         proof_text,
         encode(steps),
-        encode([(1, TEXT_LIKE), *steps]),         # a text-like deletion first
-        encode([(1, [*TEXT_LIKE[:10], 3]), *steps]),     # 3 encodes as 0x06, byte 12
+        encode([(1, TEXT_LIKE), *steps]),  # a text-like deletion first
+        encode([(1, [*TEXT_LIKE[:10], 3]), *steps]),  # 3 encodes as 0x06, byte 12
         b"c a comment Of Words\n" + proof_text,
-        b"c {a} comment\n" + proof_text,               # "{" is past "z"
+        b"c {a} comment\n" + proof_text,  # "{" is past "z"
         b"d 1 2 0\n" + proof_text,
         b"\n\n  " + proof_text,
     ]

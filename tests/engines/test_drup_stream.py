@@ -26,8 +26,9 @@ from sat_claim_check._engines.scan_py import parse_drup
 WHITESPACE = b" \t\n\r\x0b\x0c"
 
 
-@pytest.fixture(scope="module",
-                params=[pytest.param("scan_c", marks=pytest.mark.compiled), "scan_py"])
+@pytest.fixture(
+    scope="module", params=[pytest.param("scan_c", marks=pytest.mark.compiled), "scan_py"]
+)
 def twin(request: pytest.FixtureRequest) -> Any:
     return importlib.import_module(f"sat_claim_check._engines.{request.param}")
 
@@ -52,7 +53,8 @@ def streamed(twin: Any, pieces: list[bytes], with_lines: bool = False) -> tuple[
     code, line, token = _codes.SCAN_OK, 0, None
     for k, piece in enumerate(pieces):
         code, line, token, _value, k_part, o_part, l_part, n_part = stream.scan(
-            piece, k == len(pieces) - 1)
+            piece, k == len(pieces) - 1
+        )
         assert o_part[0] == 0 and len(o_part) == len(k_part) + 1 == len(n_part) + 1
         assert len(l_part) == o_part[-1]
         base = len(lits)
@@ -85,28 +87,50 @@ def compare(twin: Any, data: bytes, rng: random.Random) -> None:
         assert streamed(twin, cuts_after_whitespace(data, rng, parts)) == expected, (data, parts)
 
 
-TOKENS = st.sampled_from([b"1", b"-2", b"3", b"0", b"0", b"d", b"c", b"cx", b"007", b"-0",
-                          b"x", b"2147483647", b"2147483648", b"1+", b"%", b"p"])
+TOKENS = st.sampled_from(
+    [
+        b"1",
+        b"-2",
+        b"3",
+        b"0",
+        b"0",
+        b"d",
+        b"c",
+        b"cx",
+        b"007",
+        b"-0",
+        b"x",
+        b"2147483647",
+        b"2147483648",
+        b"1+",
+        b"%",
+        b"p",
+    ]
+)
 SEPARATORS = st.sampled_from([b" ", b"\n", b"  ", b"\t", b"\r\n", b"\n\n", b"\x0b"])
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(TOKENS, SEPARATORS), max_size=40), st.integers(0, 2**32))
-def test_random_texts_in_random_parts(twin: Any, pairs: list[tuple[bytes, bytes]],
-                                      seed: int) -> None:
+def test_random_texts_in_random_parts(
+    twin: Any, pairs: list[tuple[bytes, bytes]], seed: int
+) -> None:
     data = b"".join(tok + sep for tok, sep in pairs)
     compare(twin, data, random.Random(seed))
 
 
-@pytest.mark.parametrize("text", [
-    b"c a comment 1 2 0\n1 2 0\n",          # a comment cut between its words
-    b"1 2\n3 0\nd 1 2 3 0\n0\n",            # a step spanning lines
-    b"   \n  c x\n1 0",                     # no newline at the end
-    b"1 2 0 d 3 0\n",                       # 'd' inside a line
-    b"1 2\n",                               # unterminated
-    b"1 d 2 0\n",                           # 'd' inside a step
-    b"",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"c a comment 1 2 0\n1 2 0\n",  # a comment cut between its words
+        b"1 2\n3 0\nd 1 2 3 0\n0\n",  # a step spanning lines
+        b"   \n  c x\n1 0",  # no newline at the end
+        b"1 2 0 d 3 0\n",  # 'd' inside a line
+        b"1 2\n",  # unterminated
+        b"1 d 2 0\n",  # 'd' inside a step
+        b"",
+    ],
+)
 def test_hand_cases_every_cut(twin: Any, text: bytes) -> None:
     expected = whole(text)
     spots = [i + 1 for i, byte in enumerate(text) if byte in WHITESPACE]
@@ -116,8 +140,7 @@ def test_hand_cases_every_cut(twin: Any, text: bytes) -> None:
 
 def test_steps_before_an_error_are_given(twin: Any) -> None:
     stream = twin.DrupTextStream()
-    code, line, token, _, kinds, offsets, lits, _ = stream.scan(b"1 2 0\nd 1 2 0\n3 x 0\n",
-                                                                True)
+    code, line, token, _, kinds, offsets, lits, _ = stream.scan(b"1 2 0\nd 1 2 0\n3 x 0\n", True)
     assert (code, line, token) == (_codes.SCAN_ERR_TOKEN, 3, b"x")
     assert list(kinds) == [_codes.STEP_ADD, _codes.STEP_DELETE]
     assert list(offsets) == [0, 2, 4] and list(lits) == [1, 2, 1, 2]
@@ -132,7 +155,7 @@ def test_corpus_proofs_in_parts(twin: Any, corpus: Path) -> None:
         data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
         if path.suffix == ".gz":
             data = data[:2_000_000]
-            data = data[:data.rfind(b"\n") + 1]
+            data = data[: data.rfind(b"\n") + 1]
         expected = parse_drup(data)
         got = streamed(twin, cuts_after_whitespace(data, rng, 200))
         assert got[0] == expected[0] == _codes.SCAN_OK, path.name

@@ -10,23 +10,26 @@ from _helpers import parameter_names
 
 import sat_claim_check as scc
 
-REQUEST = {"cnf": {"num_vars": 1, "clauses": [[1], [-1]]}, "claim": "unsat",
-           "proof": [{"add": []}]}
+REQUEST = {"cnf": {"num_vars": 1, "clauses": [[1], [-1]]}, "claim": "unsat", "proof": [{"add": []}]}
 
 
 def python(code, **env):
     """Run code in a fresh isolated interpreter that turns warnings into errors."""
-    environment = {k: v for k, v in os.environ.items()
-                   if k != "SAT_CLAIM_CHECK_NO_EXTENSIONS"}
+    environment = {k: v for k, v in os.environ.items() if k != "SAT_CLAIM_CHECK_NO_EXTENSIONS"}
     environment.update(env)
-    return subprocess.run(check=False, args=[sys.executable, "-I", "-W", "error", "-c", code],
-                          capture_output=True, text=True, env=environment, timeout=60)
+    return subprocess.run(
+        check=False,
+        args=[sys.executable, "-I", "-W", "error", "-c", code],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=60,
+    )
 
 
 @pytest.mark.compiled
 def test_auto_picks_compiled():
-    out = python("import sat_claim_check as s; "
-                 f"print(s.run({REQUEST!r}).engine)")
+    out = python(f"import sat_claim_check as s; print(s.run({REQUEST!r}).engine)")
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "compiled"
 
@@ -38,7 +41,8 @@ def test_variable_gives_reference_and_compiled_raises():
         "try:\n"
         f"    s.run({REQUEST!r}, engine='compiled')\n"
         "except ImportError as e:\n"
-        "    print('ImportError:', e)\n")
+        "    print('ImportError:', e)\n"
+    )
     out = python(code, SAT_CLAIM_CHECK_NO_EXTENSIONS="1")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
@@ -65,12 +69,12 @@ def test_report_names_the_engine(engine):
     assert scc.run(REQUEST, engine=engine).engine == engine
 
 
-TWINS = [("kernel_c", "kernel_py", ["Kernel"]),
-         ("convert_c", "convert_py",
-          ["flatten", "flatten_steps", "mark_out_of_range", "unique_keys"]),
-         ("scan_c", "scan_py", ["parse_cnf", "parse_drup", "DrupTextStream",
-                                    "BinaryDrupStream"]),
-         ("request_c", "request_py", ["read_request"])]
+TWINS = [
+    ("kernel_c", "kernel_py", ["Kernel"]),
+    ("convert_c", "convert_py", ["flatten", "flatten_steps", "mark_out_of_range", "unique_keys"]),
+    ("scan_c", "scan_py", ["parse_cnf", "parse_drup", "DrupTextStream", "BinaryDrupStream"]),
+    ("request_c", "request_py", ["read_request"]),
+]
 
 
 @pytest.mark.compiled
@@ -86,20 +90,26 @@ def test_every_compiled_module_has_a_pure_twin_with_the_same_names(compiled, pur
 @pytest.mark.compiled
 def test_the_selector_hands_out_the_compiled_twins_together():
     from sat_claim_check import _engines as _engine
+
     assert _engine.resolve("compiled")[1].__name__ == "sat_claim_check._engines.kernel_c"
     assert _engine.converter().__name__ == "sat_claim_check._engines.convert_c"
     assert _engine.scanner().__name__ == "sat_claim_check._engines.scan_c"
     assert _engine.request_reader().__name__ == "sat_claim_check._engines.request_c"
     assert _engine.implementations() == {
-        "kernel": "compiled", "converter": "compiled", "scanner": "compiled",
-        "json reader": "compiled"}
+        "kernel": "compiled",
+        "converter": "compiled",
+        "scanner": "compiled",
+        "json reader": "compiled",
+    }
 
 
 def test_codes_are_distinct_small_ints():
     from sat_claim_check._core import codes as _codes
+
     for prefix in ("STEP_", "STATUS_", "SCAN_", "EXIT_"):
-        values = [getattr(_codes, n) for n in dir(_codes)
-                  if n.startswith(prefix) and n != "STEP_KEYS"]
+        values = [
+            getattr(_codes, n) for n in dir(_codes) if n.startswith(prefix) and n != "STEP_KEYS"
+        ]
         assert len(values) >= 4, prefix
         assert all(type(v) is int for v in values), prefix
         assert len(set(values)) == len(values), prefix

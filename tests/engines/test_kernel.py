@@ -31,7 +31,7 @@ from sat_claim_check._engines import kernel_py as ref
 
 pytestmark = pytest.mark.compiled
 
-BIG = 10 ** 12          # a cap no generated case reaches
+BIG = 10**12  # a cap no generated case reaches
 
 # The default run checks CHUNKS * PER_CHUNK generated cases.
 CHUNKS = 8
@@ -86,8 +86,10 @@ def test_the_kernel_takes_its_codes_from_one_module(comp: ModuleType) -> None:
     own = {n: getattr(ref, n) for n in dir(ref) if n.startswith(("STEP_", "STATUS_"))}
     assert own == {n: getattr(codes, n) for n in own}
     # ...and the statuses they return are those codes.
-    for clauses, proof, status in (([[1], [-1]], [{"add": []}], codes.STATUS_VALID),
-                                   ([[1, 2]], [{"add": [1]}], codes.STATUS_LEMMA_NOT_RUP)):
+    for clauses, proof, status in (
+        ([[1], [-1]], [{"add": []}], codes.STATUS_VALID),
+        ([[1, 2]], [{"add": [1]}], codes.STATUS_LEMMA_NOT_RUP),
+    ):
         r, _, c, _ = run_both(comp, flat_of(2, clauses, proof))
         assert (r[0], c[0]) == (status, status)
 
@@ -96,8 +98,9 @@ def test_the_kernel_takes_its_codes_from_one_module(comp: ModuleType) -> None:
 
 
 def flat_of(num_vars, clauses, proof):
-    return proofgen.to_flat({"cnf": {"num_vars": num_vars, "clauses": clauses},
-                             "claim": "unsat", "proof": proof})
+    return proofgen.to_flat(
+        {"cnf": {"num_vars": num_vars, "clauses": clauses}, "claim": "unsat", "proof": proof}
+    )
 
 
 HAND_MADE = {
@@ -108,24 +111,26 @@ HAND_MADE = {
     "empty-in-cnf": (1, [[1], []], []),
     "empty-cnf": (0, [], [{"add": []}]),
     # deletes match literal sets: highest id first, order and repeats ignored
-    "delete-set": (3, [[1, 2], [2, 1, 1], [1, 2]],
-                   [{"delete": [2, 1]}, {"delete": [1, 1, 2]}, {"delete": [2, 1, 2]},
-                    {"delete": [1, 2]}]),
+    "delete-set": (
+        3,
+        [[1, 2], [2, 1, 1], [1, 2]],
+        [{"delete": [2, 1]}, {"delete": [1, 1, 2]}, {"delete": [2, 1, 2]}, {"delete": [1, 2]}],
+    ),
     "delete-absent": (3, [[1, 2]], [{"delete": [1, 3]}]),
     "delete-out-of-range": (3, [[1, 2]], [{"delete": [1, 4]}]),
     "delete-zero": (3, [[1, 2]], [{"delete": [0]}]),
     "add-out-of-range": (3, [[1, 2]], [{"add": [1, -7]}]),
     "tautology-is-rup": (2, [[1, 2]], [{"add": [1, -1]}, {"delete": [-1, 1]}]),
     # rebuilds: a level-0 reason, the conflict, the last empty clause
-    "delete-reason": (3, [[1], [-1, 2], [-2, 3], [-3]],
-                      [{"delete": [-1, 2]}, {"add": []}]),
-    "delete-unit-reason": (2, [[1], [-1, 2], [-2]],
-                           [{"delete": [1]}, {"add": [2]}, {"add": []}]),
+    "delete-reason": (3, [[1], [-1, 2], [-2, 3], [-3]], [{"delete": [-1, 2]}, {"add": []}]),
+    "delete-unit-reason": (2, [[1], [-1, 2], [-2]], [{"delete": [1]}, {"add": [2]}, {"add": []}]),
     "delete-conflict": (2, [[1], [-1]], [{"delete": [-1]}, {"add": [1]}, {"add": []}]),
-    "delete-last-empty": (2, [[], [1, 2], [-1]],
-                          [{"add": [1]}, {"delete": []}, {"add": [2]}, {"add": [1]}]),
-    "after-empty": (2, [[1], [-1]],
-                    [{"add": []}, {"add": [2]}, {"delete": [1]}, {"add": [-2, 1]}]),
+    "delete-last-empty": (
+        2,
+        [[], [1, 2], [-1]],
+        [{"add": [1]}, {"delete": []}, {"add": [2]}, {"add": [1]}],
+    ),
+    "after-empty": (2, [[1], [-1]], [{"add": []}, {"add": [2]}, {"delete": [1]}, {"add": [-2, 1]}]),
     "steps-after-empty-fail": (2, [[1], [-1]], [{"add": []}, {"delete": [2]}]),
 }
 
@@ -138,8 +143,9 @@ def test_hand_made(comp, name):
 
 def test_delete_takes_the_highest_id(comp):
     # The second [1, 2] (id 2) goes first; the reason check then sees id 0 left.
-    flat = flat_of(3, [[1, 2], [3], [2, 1]], [{"delete": [1, 2]}, {"delete": [2, 1]},
-                                               {"delete": [1, 2]}])
+    flat = flat_of(
+        3, [[1, 2], [3], [2, 1]], [{"delete": [1, 2]}, {"delete": [2, 1]}, {"delete": [1, 2]}]
+    )
     r, _, c, _ = run_both(comp, flat)
     assert r == c == (codes.STATUS_DELETED_CLAUSE_NOT_FOUND, 2, 2, 1)
 
@@ -229,31 +235,34 @@ def test_run_twice_gives_the_same_answer(comp):
     assert list(k.reason_deletions) == [0]
 
 
-@pytest.mark.parametrize("args, error", [
-    ((-1, [0], [], [], [0], [], 0), ValueError),                    # num_vars < 0
-    ((2 ** 31, [0], [], [], [0], [], 0), ValueError),               # num_vars too big
-    ((1, [0], [], [], [0], [], -1), ValueError),                    # max_work < 0
-    ((1, [], [], [], [0], [], 0), ValueError),                      # no offsets
-    ((1, [1], [], [], [0], [], 0), ValueError),                     # not starting at 0
-    ((1, [0, 2, 1], [1, 1], [], [0], [], 0), ValueError),           # decreasing
-    ((1, [0, 1], [1, 1], [], [0], [], 0), ValueError),              # not ending at len
-    ((1, [0, 1], [2], [], [0], [], 0), ValueError),                 # clause literal range
-    ((1, [0, 1], [0], [], [0], [], 0), ValueError),                 # clause literal 0
-    ((1, [0, 1], [-2 ** 31], [], [0], [], 0), ValueError),          # INT_MIN
-    ((1, [0], [], [4], [0, 0], [], 0), ValueError),                 # kind out of range
-    ((1, [0], [], [-1], [0, 0], [], 0), ValueError),
-    ((1, [0], [], [0], [0, 1], [2], 0), ValueError),                # add literal range
-    ((1, [0], [], [1], [0, 1], [0], 0), ValueError),                # delete literal 0
-    ((1, [0], [], [0, 0], [0, 0], [], 0), ValueError),              # kinds vs offsets
-    ((1, [0], [], [], [0], [2 ** 40], 0), ValueError),              # not a C int
-    ((1.5, [0], [], [], [0], [], 0), TypeError),
-    ((1, [0], [], [], [0], [], "9"), TypeError),
-    ((1, None, [], [], [0], [], 0), TypeError),
-    ((1, array("d", [0]), [], [], [0], [], 0), TypeError),
-    ((1, array("q", [0]), [], [], [0], [], 0), TypeError),
-    ((1, [0], [], b"\x00", [0, 0], [], 0), TypeError),              # unsigned bytes
-    ((1, [0], ["1"], [], [0], [], 0), TypeError),
-])
+@pytest.mark.parametrize(
+    "args, error",
+    [
+        ((-1, [0], [], [], [0], [], 0), ValueError),  # num_vars < 0
+        ((2**31, [0], [], [], [0], [], 0), ValueError),  # num_vars too big
+        ((1, [0], [], [], [0], [], -1), ValueError),  # max_work < 0
+        ((1, [], [], [], [0], [], 0), ValueError),  # no offsets
+        ((1, [1], [], [], [0], [], 0), ValueError),  # not starting at 0
+        ((1, [0, 2, 1], [1, 1], [], [0], [], 0), ValueError),  # decreasing
+        ((1, [0, 1], [1, 1], [], [0], [], 0), ValueError),  # not ending at len
+        ((1, [0, 1], [2], [], [0], [], 0), ValueError),  # clause literal range
+        ((1, [0, 1], [0], [], [0], [], 0), ValueError),  # clause literal 0
+        ((1, [0, 1], [-(2**31)], [], [0], [], 0), ValueError),  # INT_MIN
+        ((1, [0], [], [4], [0, 0], [], 0), ValueError),  # kind out of range
+        ((1, [0], [], [-1], [0, 0], [], 0), ValueError),
+        ((1, [0], [], [0], [0, 1], [2], 0), ValueError),  # add literal range
+        ((1, [0], [], [1], [0, 1], [0], 0), ValueError),  # delete literal 0
+        ((1, [0], [], [0, 0], [0, 0], [], 0), ValueError),  # kinds vs offsets
+        ((1, [0], [], [], [0], [2**40], 0), ValueError),  # not a C int
+        ((1.5, [0], [], [], [0], [], 0), TypeError),
+        ((1, [0], [], [], [0], [], "9"), TypeError),
+        ((1, None, [], [], [0], [], 0), TypeError),
+        ((1, array("d", [0]), [], [], [0], [], 0), TypeError),
+        ((1, array("q", [0]), [], [], [0], [], 0), TypeError),
+        ((1, [0], [], b"\x00", [0, 0], [], 0), TypeError),  # unsigned bytes
+        ((1, [0], ["1"], [], [0], [], 0), TypeError),
+    ],
+)
 def test_entry_guard(comp, args, error):
     with pytest.raises(error):
         comp.Kernel(*args).run()
@@ -261,13 +270,19 @@ def test_entry_guard(comp, args, error):
 
 def test_out_of_range_literals_of_other_kinds_are_not_read(comp):
     # STEP_ADD_OUT_OF_RANGE / STEP_DELETE_NO_MATCH steps may hold anything.
-    flat = (1, array("i", [0]), array("i"), array("b", [3, 2]), array("i", [0, 1, 2]),
-            array("i", [-2 ** 31, 0]))
+    flat = (
+        1,
+        array("i", [0]),
+        array("i"),
+        array("b", [3, 2]),
+        array("i", [0, 1, 2]),
+        array("i", [-(2**31), 0]),
+    )
     r, _, c, _ = run_both(comp, flat)
     assert r == c == (codes.STATUS_DELETED_CLAUSE_NOT_FOUND, 0, 0, 0)
 
 
-_ints = st.one_of(st.integers(-6, 6), st.integers(-2 ** 31, 2 ** 31 - 1))
+_ints = st.one_of(st.integers(-6, 6), st.integers(-(2**31), 2**31 - 1))
 _int_lists = st.lists(_ints, max_size=12)
 
 
@@ -289,17 +304,21 @@ def _container(draw, values, fmt="i"):
 @st.composite
 def garbage(draw):
     """Kernel arguments: a generated case with some fields replaced by junk."""
-    seed = draw(st.integers(0, 2 ** 32))
+    seed = draw(st.integers(0, 2**32))
     request = proofgen.case(random.Random(seed))
     n, co, cl, kinds, so, sl = proofgen.to_flat(request)
     args = [n, co, cl, kinds, so, sl, draw(st.integers(0, 2000))]
     for i in draw(st.lists(st.integers(0, 6), max_size=3)):
         if i == 0:
-            args[0] = draw(st.one_of(st.integers(-3, 40), st.sampled_from(
-                [2 ** 31, 2 ** 63, -2 ** 63, 1 << 80])))
+            args[0] = draw(
+                st.one_of(st.integers(-3, 40), st.sampled_from([2**31, 2**63, -(2**63), 1 << 80]))
+            )
         elif i == 6:
-            args[6] = draw(st.one_of(st.integers(-3, 50), st.sampled_from(
-                [2 ** 63 - 1, 2 ** 63, 1 << 80, -(1 << 80)])))
+            args[6] = draw(
+                st.one_of(
+                    st.integers(-3, 50), st.sampled_from([2**63 - 1, 2**63, 1 << 80, -(1 << 80)])
+                )
+            )
         elif i == 3:
             values = draw(st.lists(st.integers(-3, 6), max_size=len(kinds) + 2))
             args[3] = _container(draw, values, draw(st.sampled_from("bi")))
@@ -356,7 +375,7 @@ def heavy_case(length=4000, lemmas=1500):
     """Each lemma propagates the whole implication chain (and is deleted again, so
     the next one does too): about 4 * length * lemmas work."""
     n, clauses = proofgen.chain(length, closed=False)
-    clauses = clauses[1:]                               # no unit: nothing at level 0
+    clauses = clauses[1:]  # no unit: nothing at level 0
     proof = [{"add": [-1, n]}, {"delete": [n, -1]}] * lemmas
     return flat_of(n, clauses, proof)
 
@@ -455,10 +474,12 @@ class Recorder:
 
 
 def test_poll_interval_and_run_signature(comp):
-    assert comp.POLL_INTERVAL == ref.POLL_INTERVAL == 2 ** 20
-    assert (list(inspect.signature(comp.Kernel.run).parameters)
-            == list(inspect.signature(ref.Kernel.run).parameters)
-            == ["self", "progress", "poll_interval"])
+    assert comp.POLL_INTERVAL == ref.POLL_INTERVAL == 2**20
+    assert (
+        list(inspect.signature(comp.Kernel.run).parameters)
+        == list(inspect.signature(ref.Kernel.run).parameters)
+        == ["self", "progress", "poll_interval"]
+    )
 
 
 def polled_runs(module, flat, cap, rng):
@@ -499,8 +520,10 @@ def test_polls_on_a_long_propagation(comp, interval):
         # Polls come at most a visit, an assignment and a step's start late.
         assert len(recorder.calls) >= outcome[3] // (interval + 3) - 1
         for cap in (outcome[3] // 3, outcome[3] // 2 + 1):
-            assert (module.Kernel(*flat, cap).run(Recorder(), interval)
-                    == module.Kernel(*flat, cap).run())
+            assert (
+                module.Kernel(*flat, cap).run(Recorder(), interval)
+                == module.Kernel(*flat, cap).run()
+            )
 
 
 def test_polls_count_work_outside_propagation(comp):
@@ -563,7 +586,7 @@ def test_an_exception_from_a_poll_frees_the_arrays(comp):
     for k in kernels[3:]:
         with pytest.raises(Recorder.Stop):
             k.run(Recorder(stop_at=1), 1)
-    assert _rss_bytes() - before < 20 * 2 ** 20
+    assert _rss_bytes() - before < 20 * 2**20
 
 
 # -- a Kernel called again from its own progress callback -----------------------------
@@ -591,16 +614,18 @@ print("after:", k.run() == kernel_c.Kernel(*flat, 10**9).run())
 """
 
 
-@pytest.mark.parametrize("call", [
-    "k._collect_now()",                             # moved the arena under _propagate
-    "k.__init__(n, flat[1], flat[2], flat[3][:1], flat[4], flat[5], 10**9)",  # kinds cut
-    "k._check_invariants()",
-    "k._stats()",
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        "k._collect_now()",  # moved the arena under _propagate
+        "k.__init__(n, flat[1], flat[2], flat[3][:1], flat[4], flat[5], 10**9)",  # kinds cut
+        "k._check_invariants()",
+        "k._stats()",
+    ],
+)
 def test_a_kernel_refuses_calls_from_its_own_progress_callback(comp, call: str) -> None:
     code = REENTRY.format(tests=str(Path(__file__).parents[1]), call=call)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "refused: this Kernel is already running" in proc.stdout
-    assert "after: True" in proc.stdout          # the Kernel stays usable
+    assert "after: True" in proc.stdout  # the Kernel stays usable

@@ -30,13 +30,14 @@ from hypothesis import strategies as st
 from sat_claim_check._core import codes
 from sat_claim_check._engines import kernel_py as ref
 
-BIG = 10 ** 12
+BIG = 10**12
 
 Flat = tuple[int, Any, Any, Any, Any, Any]
 
 
-@pytest.fixture(scope="module", params=[
-    pytest.param("compiled", marks=pytest.mark.compiled), "reference"])
+@pytest.fixture(
+    scope="module", params=[pytest.param("compiled", marks=pytest.mark.compiled), "reference"]
+)
 def module(request: pytest.FixtureRequest) -> Any:
     """Each kernel module; a missing compiled extension is an error, not a skip."""
     if request.param == "compiled":
@@ -66,8 +67,15 @@ def sizes_of(n: int, rng: random.Random, mode: str) -> list[int]:
     return out
 
 
-def fed(module: Any, flat: Flat, cap: int, sizes: list[int], *, check: bool = False,
-        rng: random.Random | None = None) -> tuple[tuple[int, ...], list[int]]:
+def fed(
+    module: Any,
+    flat: Flat,
+    cap: int,
+    sizes: list[int],
+    *,
+    check: bool = False,
+    rng: random.Random | None = None,
+) -> tuple[tuple[int, ...], list[int]]:
     """finish() and reason_deletions after feeding the proof in chunks of ``sizes``
     (windows into the whole arrays); asserts what each feed() returns."""
     n, co, cl, kinds, so, sl = flat
@@ -79,7 +87,7 @@ def fed(module: Any, flat: Flat, cap: int, sizes: list[int], *, check: bool = Fa
     if status == codes.STATUS_VALID:
         for size in sizes:
             b = a + size
-            status, i = k.feed(kinds[a:b], so[a:b + 1], sl)
+            status, i = k.feed(kinds[a:b], so[a : b + 1], sl)
             if status != codes.STATUS_VALID:
                 assert 0 <= i < size
                 a += i
@@ -92,9 +100,9 @@ def fed(module: Any, flat: Flat, cap: int, sizes: list[int], *, check: bool = Fa
                     k._check_invariants()
             a = b
         if status not in (codes.STATUS_VALID, codes.STATUS_WORK_LIMIT) and check:
-            k._check_invariants()           # a failing step leaves the state whole
+            k._check_invariants()  # a failing step leaves the state whole
     out = k.finish()
-    assert k.finish() == out                # asked again: the same
+    assert k.finish() == out  # asked again: the same
     if out[0] not in (codes.STATUS_VALID, codes.STATUS_EMPTY_CLAUSE_NOT_DERIVED):
         assert out[1] == (a if out[1] >= 0 else -1)
         assert out[1] >= 0 or out[0] == codes.STATUS_WORK_LIMIT
@@ -106,9 +114,12 @@ def expected(flat: Flat, cap: int) -> tuple[tuple[int, int, int, int], list[int]
     return k.run(), list(k.reason_deletions)
 
 
-def assert_same(got: tuple[tuple[int, ...], list[int]],
-                want: tuple[tuple[int, int, int, int], list[int]], cap: int,
-                context: object) -> None:
+def assert_same(
+    got: tuple[tuple[int, ...], list[int]],
+    want: tuple[tuple[int, int, int, int], list[int]],
+    cap: int,
+    context: object,
+) -> None:
     (g, gd), (w, wd) = got, want
     if w[0] == codes.STATUS_WORK_LIMIT:
         assert g[:3] == w[:3], context
@@ -122,8 +133,7 @@ def check_case(module: Any, flat: Flat, rng: random.Random, context: object) -> 
     want = expected(flat, BIG)
     steps = len(flat[3])
     for mode in ("single", "random", "one", "mixed"):
-        got = fed(module, flat, BIG, sizes_of(steps, rng, mode), check=mode == "single",
-                  rng=rng)
+        got = fed(module, flat, BIG, sizes_of(steps, rng, mode), check=mode == "single", rng=rng)
         assert_same(got, want, BIG, (context, mode))
     work = want[0][3]
     for cap in {work - 1, work, work + 1} - {-1}:
@@ -147,30 +157,47 @@ HAND_MADE = {
     "example-2": (2, [[1, 2]], [{"add": [1]}]),
     "no-steps": (2, [[1, 2]], []),
     "empty-in-cnf": (1, [[1], []], []),
-    "delete-set": (3, [[1, 2], [2, 1, 1], [1, 2]],
-                   [{"delete": [2, 1]}, {"delete": [1, 1, 2]}, {"delete": [2, 1, 2]},
-                    {"delete": [1, 2]}]),
-    "delete-reason": (3, [[1], [-1, 2], [-2, 3], [-3]],
-                      [{"delete": [-1, 2]}, {"add": []}]),
-    "delete-unit-reason": (2, [[1], [-1, 2], [-2]],
-                           [{"delete": [1]}, {"add": [2]}, {"add": []}]),
+    "delete-set": (
+        3,
+        [[1, 2], [2, 1, 1], [1, 2]],
+        [{"delete": [2, 1]}, {"delete": [1, 1, 2]}, {"delete": [2, 1, 2]}, {"delete": [1, 2]}],
+    ),
+    "delete-reason": (3, [[1], [-1, 2], [-2, 3], [-3]], [{"delete": [-1, 2]}, {"add": []}]),
+    "delete-unit-reason": (2, [[1], [-1, 2], [-2]], [{"delete": [1]}, {"add": [2]}, {"add": []}]),
     "delete-conflict": (2, [[1], [-1]], [{"delete": [-1]}, {"add": [1]}, {"add": []}]),
-    "delete-last-empty": (2, [[], [1, 2], [-1]],
-                          [{"add": [1]}, {"delete": []}, {"add": [2]}, {"add": [1]}]),
+    "delete-last-empty": (
+        2,
+        [[], [1, 2], [-1]],
+        [{"add": [1]}, {"delete": []}, {"add": [2]}, {"add": [1]}],
+    ),
     # A slot freed by a delete is taken by the next add, whose own delete must
     # not be mistaken for the old clause's (reasons, group order, unit order).
-    "reuse-slots": (3, [[1, 2], [-1, 2], [3], [1, -3]],
-                    [{"delete": [1, 2]}, {"add": [1, 2]}, {"add": [2]}, {"delete": [3]},
-                     {"add": [3, 2]}, {"delete": [2]}, {"add": [2, 1]}, {"delete": [1, 2]},
-                     {"delete": [1, 2]}, {"add": [-1, -3]}, {"add": [2]}]),
+    "reuse-slots": (
+        3,
+        [[1, 2], [-1, 2], [3], [1, -3]],
+        [
+            {"delete": [1, 2]},
+            {"add": [1, 2]},
+            {"add": [2]},
+            {"delete": [3]},
+            {"add": [3, 2]},
+            {"delete": [2]},
+            {"add": [2, 1]},
+            {"delete": [1, 2]},
+            {"delete": [1, 2]},
+            {"add": [-1, -3]},
+            {"add": [2]},
+        ],
+    ),
 }
 
 
 @pytest.mark.parametrize("name", sorted(HAND_MADE))
 def test_hand_made_cases_in_every_split(module: Any, name: str) -> None:
     n, clauses, proof = HAND_MADE[name]
-    flat = proofgen.to_flat({"cnf": {"num_vars": n, "clauses": clauses},
-                             "claim": "unsat", "proof": proof})
+    flat = proofgen.to_flat(
+        {"cnf": {"num_vars": n, "clauses": clauses}, "claim": "unsat", "proof": proof}
+    )
     check_case(module, flat, random.Random(name), name)
 
 
@@ -178,8 +205,13 @@ def test_reason_deletions_are_numbered_across_feeds(module: Any) -> None:
     # Each pair deletes the reason of x2 (step 2q) and puts it back (step 2q+1:
     # RUP through [2, 3] and [2, -3]), where it is x2's reason again.
     proof = [{"delete": [-1, 2]}, {"add": [-1, 2]}] * 5 + [{"add": [2]}]
-    flat = proofgen.to_flat({"cnf": {"num_vars": 3, "clauses": [[1], [-1, 2], [2, 3], [2, -3]]},
-                             "claim": "unsat", "proof": proof})
+    flat = proofgen.to_flat(
+        {
+            "cnf": {"num_vars": 3, "clauses": [[1], [-1, 2], [2, 3], [2, -3]]},
+            "claim": "unsat",
+            "proof": proof,
+        }
+    )
     got = fed(module, flat, BIG, [3, 1, 4, 3])
     assert got[1] == [0, 2, 4, 6, 8]
     assert got == expected(flat, BIG)
@@ -195,10 +227,12 @@ def test_feed_takes_windows_and_any_buffer(module: Any) -> None:
     assert k.start() == codes.STATUS_VALID
     for s in range(len(kinds)):
         pad = [7] * (s % 3)
-        lits = array("i", pad + list(sl[so[s]:so[s + 1]]) + pad)
-        variants = [(array("b", [kinds[s]]), array("i", [len(pad), len(lits) - len(pad)]), lits),
-                    ([kinds[s]], [len(pad), len(lits) - len(pad)], list(lits)),
-                    (array("i", [kinds[s]]), (len(pad), len(lits) - len(pad)), tuple(lits))]
+        lits = array("i", pad + list(sl[so[s] : so[s + 1]]) + pad)
+        variants = [
+            (array("b", [kinds[s]]), array("i", [len(pad), len(lits) - len(pad)]), lits),
+            ([kinds[s]], [len(pad), len(lits) - len(pad)], list(lits)),
+            (array("i", [kinds[s]]), (len(pad), len(lits) - len(pad)), tuple(lits)),
+        ]
         status, _ = k.feed(*variants[s % 3])
         if status != codes.STATUS_VALID:
             break
@@ -209,8 +243,7 @@ def test_feed_takes_windows_and_any_buffer(module: Any) -> None:
 
 
 def tiny(module: Any, cap: int = BIG) -> Any:
-    return module.Kernel(2, array("i", [0, 2, 3]), array("i", [1, 2, -1]),
-                         None, None, None, cap)
+    return module.Kernel(2, array("i", [0, 2, 3]), array("i", [1, 2, -1]), None, None, None, cap)
 
 
 def one(kind: int, *lits: int) -> tuple[array[int], array[int], array[int]]:
@@ -224,7 +257,7 @@ def test_calls_out_of_order_raise(module: Any) -> None:
     with pytest.raises(RuntimeError, match="start"):
         k.finish()
     with pytest.raises(TypeError, match="run"):
-        k.run()                                 # no proof held
+        k.run()  # no proof held
     assert k.start() == codes.STATUS_VALID
     assert k.feed(*one(codes.STEP_ADD, 1)) == (codes.STATUS_LEMMA_NOT_RUP, 0)
     with pytest.raises(RuntimeError, match="failing step"):
@@ -251,8 +284,8 @@ def test_the_build_passing_the_cap_stops_the_check(module: Any) -> None:
 
 def test_a_step_passing_the_cap_stops_the_check(module: Any) -> None:
     k = module.Kernel(2, array("i", [0, 2]), array("i", [1, 2]), None, None, None, 1)
-    assert k.start() == codes.STATUS_VALID               # no units: no work
-    assert k.feed(*one(codes.STEP_ADD, 1, -1)) == (codes.STATUS_VALID, -1)   # a tautology
+    assert k.start() == codes.STATUS_VALID  # no units: no work
+    assert k.feed(*one(codes.STEP_ADD, 1, -1)) == (codes.STATUS_VALID, -1)  # a tautology
     # Two assumptions and a visit: the counter passes 1 in the RUP check.
     assert k.feed(*one(codes.STEP_ADD, 1, 2)) == (codes.STATUS_WORK_LIMIT, 0)
     assert k.finish()[:3] == (codes.STATUS_WORK_LIMIT, 1, 1)
@@ -278,7 +311,7 @@ def test_an_exception_from_a_poll_ends_the_check(module: Any) -> None:
         k.feed(kinds, so, sl)
     with pytest.raises(RuntimeError):
         k.finish()
-    assert k.start() == codes.STATUS_VALID       # usable again, from the start
+    assert k.start() == codes.STATUS_VALID  # usable again, from the start
     assert k.feed(kinds, so, sl)[0] == codes.STATUS_VALID
     assert (k.finish(), list(k.reason_deletions)) == want
 
@@ -287,8 +320,9 @@ def heavy(length: int, lemmas: int) -> Flat:
     """A chain x1 -> ... -> xn, and a lemma that walks it, added and deleted."""
     n, clauses = proofgen.chain(length, closed=False)
     proof = [{"add": [-1, n]}, {"delete": [n, -1]}] * lemmas
-    return proofgen.to_flat({"cnf": {"num_vars": n, "clauses": clauses[1:]},
-                             "claim": "unsat", "proof": proof})
+    return proofgen.to_flat(
+        {"cnf": {"num_vars": n, "clauses": clauses[1:]}, "claim": "unsat", "proof": proof}
+    )
 
 
 @pytest.mark.parametrize("interval", [1, 37, 1000])
@@ -300,7 +334,7 @@ def test_polls_run_across_feeds(module: Any, interval: int) -> None:
     k = module.Kernel(n, co, cl, None, None, None, BIG)
     k.start(lambda s, w: calls.append((s, w)), interval)
     for s in range(len(kinds)):
-        assert k.feed(kinds[s:s + 1], so[s:s + 2], sl) == (codes.STATUS_VALID, -1)
+        assert k.feed(kinds[s : s + 1], so[s : s + 2], sl) == (codes.STATUS_VALID, -1)
     assert (k.finish(), list(k.reason_deletions)) == want
     works = [w for _, w in calls]
     assert all(b - a >= interval for a, b in zip(works, works[1:]))
@@ -312,26 +346,30 @@ def test_polls_run_across_feeds(module: Any, interval: int) -> None:
 # -- the entry guard of feed() -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("args, error", [
-    ((array("b", [0]), array("i", [0]), array("i")), ValueError),          # offsets short
-    ((array("b", [0]), array("i", [0, 1, 1]), array("i", [1])), ValueError),
-    ((array("b", [0]), array("i", [1, 0]), array("i", [1])), ValueError),   # decreasing
-    ((array("b", [0]), array("i", [-1, 0]), array("i", [1])), ValueError),  # negative
-    ((array("b", [0]), array("i", [0, 2]), array("i", [1])), ValueError),   # past the end
-    ((array("b", [0, 0]), array("i", [0, 1, 0]), array("i", [1])), ValueError),
-    ((array("b", [4]), array("i", [0, 0]), array("i")), ValueError),        # not a kind
-    ((array("b", [-1]), array("i", [0, 0]), array("i")), ValueError),
-    ((array("b", [0]), array("i", [0, 1]), array("i", [3])), ValueError),   # literal range
-    ((array("b", [1]), array("i", [0, 1]), array("i", [0])), ValueError),   # literal 0
-    ((array("b", [0]), array("i", [0, 1]), array("i", [-2 ** 31])), ValueError),
-    ((b"\x00", array("i", [0, 0]), array("i")), TypeError),                 # unsigned bytes
-    ((array("b", [0]), array("d", [0, 0]), array("i")), TypeError),
-    ((array("b", [0]), array("i", [0, 0]), None), TypeError),
-    ((None, array("i", [0]), array("i")), TypeError),
-    ((array("b", [0]), [0, 1], [2 ** 40]), ValueError),                      # not a C int
-])
-def test_feed_refuses_garbage_and_goes_on(comp: Any, args: tuple[Any, ...],
-                                          error: type[Exception]) -> None:
+@pytest.mark.parametrize(
+    "args, error",
+    [
+        ((array("b", [0]), array("i", [0]), array("i")), ValueError),  # offsets short
+        ((array("b", [0]), array("i", [0, 1, 1]), array("i", [1])), ValueError),
+        ((array("b", [0]), array("i", [1, 0]), array("i", [1])), ValueError),  # decreasing
+        ((array("b", [0]), array("i", [-1, 0]), array("i", [1])), ValueError),  # negative
+        ((array("b", [0]), array("i", [0, 2]), array("i", [1])), ValueError),  # past the end
+        ((array("b", [0, 0]), array("i", [0, 1, 0]), array("i", [1])), ValueError),
+        ((array("b", [4]), array("i", [0, 0]), array("i")), ValueError),  # not a kind
+        ((array("b", [-1]), array("i", [0, 0]), array("i")), ValueError),
+        ((array("b", [0]), array("i", [0, 1]), array("i", [3])), ValueError),  # literal range
+        ((array("b", [1]), array("i", [0, 1]), array("i", [0])), ValueError),  # literal 0
+        ((array("b", [0]), array("i", [0, 1]), array("i", [-(2**31)])), ValueError),
+        ((b"\x00", array("i", [0, 0]), array("i")), TypeError),  # unsigned bytes
+        ((array("b", [0]), array("d", [0, 0]), array("i")), TypeError),
+        ((array("b", [0]), array("i", [0, 0]), None), TypeError),
+        ((None, array("i", [0]), array("i")), TypeError),
+        ((array("b", [0]), [0, 1], [2**40]), ValueError),  # not a C int
+    ],
+)
+def test_feed_refuses_garbage_and_goes_on(
+    comp: Any, args: tuple[Any, ...], error: type[Exception]
+) -> None:
     k = tiny(comp)
     assert k.start() == codes.STATUS_VALID
     with pytest.raises(error):
@@ -345,20 +383,32 @@ def test_feed_refuses_garbage_and_goes_on(comp: Any, args: tuple[Any, ...],
 def test_other_kinds_literals_are_never_read(module: Any) -> None:
     k = tiny(module)
     k.start()
-    chunk = (array("b", [codes.STEP_DELETE_NO_MATCH, codes.STEP_ADD_OUT_OF_RANGE]),
-             array("i", [0, 1, 2]), array("i", [-2 ** 31, 0]))
+    chunk = (
+        array("b", [codes.STEP_DELETE_NO_MATCH, codes.STEP_ADD_OUT_OF_RANGE]),
+        array("i", [0, 1, 2]),
+        array("i", [-(2**31), 0]),
+    )
     assert k.feed(*chunk) == (codes.STATUS_DELETED_CLAUSE_NOT_FOUND, 0)
 
 
-_ints = st.one_of(st.integers(-6, 6), st.integers(-2 ** 31, 2 ** 31 - 1))
+_ints = st.one_of(st.integers(-6, 6), st.integers(-(2**31), 2**31 - 1))
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2 ** 32), junk=st.lists(st.tuples(
-    st.integers(0, 2), st.sampled_from(["replace", "append", "drop", "poke"]),
-    st.lists(_ints, max_size=8)), max_size=3))
-def test_garbage_chunks_never_crash(comp: Any, seed: int,
-                                    junk: list[tuple[int, str, list[int]]]) -> None:
+@given(
+    seed=st.integers(0, 2**32),
+    junk=st.lists(
+        st.tuples(
+            st.integers(0, 2),
+            st.sampled_from(["replace", "append", "drop", "poke"]),
+            st.lists(_ints, max_size=8),
+        ),
+        max_size=3,
+    ),
+)
+def test_garbage_chunks_never_crash(
+    comp: Any, seed: int, junk: list[tuple[int, str, list[int]]]
+) -> None:
     """A generated proof fed in chunks, some of them spoiled: a spoiled chunk raises
     (and is skipped), or it runs as it is on both kernels."""
     rng = random.Random(seed)
@@ -371,8 +421,7 @@ def test_garbage_chunks_never_crash(comp: Any, seed: int,
     chunk_no = 0
     while a < len(kinds) and kr.phase == ref.CHECKING:
         b = min(len(kinds), a + rng.randint(1, 5))
-        parts = [list(kinds[a:b]), [x - so[a] for x in so[a:b + 1]],
-                 list(sl[so[a]:so[b]])]
+        parts = [list(kinds[a:b]), [x - so[a] for x in so[a : b + 1]], list(sl[so[a] : so[b]])]
         if chunk_no in spoil:
             which, op, values = spoil[chunk_no]
             if op == "replace":
@@ -409,8 +458,9 @@ def churn(lemmas: int, rounds: int, width: int = 30) -> Flat:
     for _ in range(rounds):
         for clause in clauses:
             proof += [{"delete": clause}, {"add": clause}]
-    return proofgen.to_flat({"cnf": {"num_vars": 2 * width, "clauses": clauses * 2},
-                             "claim": "unsat", "proof": proof})
+    return proofgen.to_flat(
+        {"cnf": {"num_vars": 2 * width, "clauses": clauses * 2}, "claim": "unsat", "proof": proof}
+    )
 
 
 def stats_after(comp: Any, flat: Flat, chunk: int) -> dict[str, int]:
@@ -418,7 +468,7 @@ def stats_after(comp: Any, flat: Flat, chunk: int) -> dict[str, int]:
     k = comp.Kernel(n, co, cl, None, None, None, BIG)
     k.start()
     for a in range(0, len(kinds), chunk):
-        assert k.feed(kinds[a:a + chunk], so[a:a + chunk + 1], sl)[0] == codes.STATUS_VALID
+        assert k.feed(kinds[a : a + chunk], so[a : a + chunk + 1], sl)[0] == codes.STATUS_VALID
     stats: dict[str, int] = k._stats()
     k._check_invariants()
     assert k.finish()[0] == codes.STATUS_EMPTY_CLAUSE_NOT_DERIVED
@@ -470,9 +520,14 @@ def test_peak_memory_does_not_grow_with_the_steps(comp: Any) -> None:
     """)
     grown = []
     for rounds in (10, 200):
-        out = subprocess.run([sys.executable, "-c", code, str(rounds)], check=True,
-                             capture_output=True, text=True, timeout=120,
-                             env={**os.environ, "PYTHONHASHSEED": "0"})
+        out = subprocess.run(
+            [sys.executable, "-c", code, str(rounds)],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+        )
         grown.append(int(out.stdout))
     # 76,000 steps of 40 literals more would be 12 MB of proof: nothing of it stays.
     assert grown[1] <= grown[0] + 2048, grown

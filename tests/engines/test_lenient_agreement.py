@@ -33,7 +33,7 @@ from sat_claim_check import dimacs
 from sat_claim_check._core import codes as _codes
 from sat_claim_check._engines import kernel_py
 
-BIG = 10 ** 12
+BIG = 10**12
 CORPUS = corpus_dir()
 READINGS = ("strict", "lenient")
 
@@ -45,16 +45,19 @@ def lenient_rows(corpus: Path) -> dict[str, dict[str, Any]]:
     return {row["name"]: row for row in rows}
 
 
-ROWS = ({} if CORPUS is None or not (CORPUS / "expected-lenient.jsonl").is_file()
-        else lenient_rows(CORPUS))
-INSTANCES = ({} if CORPUS is None else
-             {i["name"]: i for i in corpus_instances(CORPUS) if i["name"] in ROWS})
+ROWS = (
+    {}
+    if CORPUS is None or not (CORPUS / "expected-lenient.jsonl").is_file()
+    else lenient_rows(CORPUS)
+)
+INSTANCES = (
+    {} if CORPUS is None else {i["name"]: i for i in corpus_instances(CORPUS) if i["name"] in ROWS}
+)
 
 
 def _params() -> list[Any]:
     if not ROWS:
-        return [pytest.param(None, marks=pytest.mark.skip(reason=CORPUS_ABSENT),
-                             id="no-corpus")]
+        return [pytest.param(None, marks=pytest.mark.skip(reason=CORPUS_ABSENT), id="no-corpus")]
     return [pytest.param(name, id=name) for name in ROWS]
 
 
@@ -77,16 +80,16 @@ def _splits(n: int, rng: random.Random) -> Iterator[tuple[int, int]]:
         a = b
 
 
-def _fed(request: dict[str, Any], engine: str, rng: random.Random,
-         limits: scc.Limits | None = None) -> Any:
+def _fed(
+    request: dict[str, Any], engine: str, rng: random.Random, limits: scc.Limits | None = None
+) -> Any:
     """A Checker fed the proof in random splits, one step calls among them."""
     try:
-        checker = scc.Checker(request["cnf"], engine=engine, limits=limits,
-                              deletions="lenient")
+        checker = scc.Checker(request["cnf"], engine=engine, limits=limits, deletions="lenient")
         proof = request["proof"]
         for a, b in _splits(len(proof), rng):
             if b - a == 1:
-                (key, lits), = proof[a].items()
+                ((key, lits),) = proof[a].items()
                 (checker.add if key == "add" else checker.delete)(lits)
             else:
                 checker.feed(iter(proof[a:b]) if rng.random() < 0.5 else proof[a:b])
@@ -117,8 +120,9 @@ def test_corpus_lenient_through_checker_and_files(engine: str, name: str) -> Non
     assert _fed(request, engine, random.Random(name)) == whole
     files = INSTANCES[name]["files"]
     if files["drup"].endswith(".drup"):
-        got = dimacs.run_files(CORPUS / files["cnf"], CORPUS / files["drup"], engine=engine,
-                               deletions="lenient")
+        got = dimacs.run_files(
+            CORPUS / files["cnf"], CORPUS / files["drup"], engine=engine, deletions="lenient"
+        )
         assert got == whole
         assert (got.result, got.work, got.ignored_deletions) == _want(name)
 
@@ -141,8 +145,9 @@ def test_corpus_has_proofs_that_only_lenient_accepts() -> None:
 # -- generated requests ------------------------------------------------------------------
 
 
-def _outcome(request: Any, engine: str, deletions: str,
-             limits: scc.Limits | None = None) -> tuple[Any, ...]:
+def _outcome(
+    request: Any, engine: str, deletions: str, limits: scc.Limits | None = None
+) -> tuple[Any, ...]:
     try:
         r = scc.run(request, engine=engine, limits=limits, deletions=deletions)  # type: ignore[arg-type]
     except scc.CheckError as err:
@@ -161,7 +166,7 @@ def _readings_relate(strict: tuple[Any, ...], lenient: tuple[Any, ...]) -> None:
     """No ignored delete: the same check.  Valid when strict: valid when lenient."""
     if strict[0] != "report" or lenient[0] != "report":
         return
-    assert lenient[3] == ()                     # no reason deletion is ever carried out
+    assert lenient[3] == ()  # no reason deletion is ever carried out
     if lenient[4] == ():
         assert lenient[1:4] == strict[1:4]
     if strict[1]["valid"]:
@@ -179,8 +184,11 @@ def test_generated_requests_both_readings_near_the_cap(chunk: int) -> None:
         lenient = whole["lenient"]
         if lenient[0] == "report":
             seen["ignored" if lenient[4] else "none"] += 1
-            seen["only-lenient" if lenient[1]["valid"] and not whole["strict"][1]["valid"]
-                 else "same"] += 1
+            seen[
+                "only-lenient"
+                if lenient[1]["valid"] and not whole["strict"][1]["valid"]
+                else "same"
+            ] += 1
             work = lenient[2]
             for cap in {work - 1, work, rng.randrange(work + 1)}:
                 if cap >= 0:
@@ -193,17 +201,19 @@ def _kernels() -> list[Any]:
     modules: list[Any] = [kernel_py]
     if scc._engines.compiled_available():
         import importlib
+
         modules.append(importlib.import_module("sat_claim_check._engines.kernel_c"))
     return modules
 
 
-def _kernel_fed(module: Any, flat: tuple[Any, ...], cap: int,
-                rng: random.Random) -> tuple[Any, ...]:
+def _kernel_fed(
+    module: Any, flat: tuple[Any, ...], cap: int, rng: random.Random
+) -> tuple[Any, ...]:
     n, co, cl, kinds, so, sl = flat
     k = module.Kernel(n, co, cl, None, None, None, cap, True)
     if k.start() == _codes.STATUS_VALID:
         for a, b in _splits(len(kinds), rng):
-            if k.feed(kinds[a:b], so[a:b + 1], sl)[0] != _codes.STATUS_VALID:
+            if k.feed(kinds[a:b], so[a : b + 1], sl)[0] != _codes.STATUS_VALID:
                 break
             if rng.random() < 0.2:
                 k._check_invariants()
@@ -224,7 +234,7 @@ def test_kernels_fed_in_splits_agree_with_run(chunk: int) -> None:
             assert _kernel_fed(module, flat, BIG, rng) == want, module
             capped = kernel_py.Kernel(*flat, max(0, want[0][3] - 1), True).run()
             got = _kernel_fed(module, flat, max(0, want[0][3] - 1), rng)[0]
-            if capped[0] == _codes.STATUS_WORK_LIMIT:   # the compiled one stops sooner
+            if capped[0] == _codes.STATUS_WORK_LIMIT:  # the compiled one stops sooner
                 assert got[:3] == capped[:3]
             else:
                 assert got == capped
@@ -239,29 +249,37 @@ def test_checker_in_random_splits_gives_run(engine: str, chunk: int) -> None:
         if whole[0] == "error":
             assert got == whole[1]
         else:
-            assert (got.result, got.work, got.reason_deletions,
-                    got.ignored_deletions) == whole[1:]
+            assert (got.result, got.work, got.reason_deletions, got.ignored_deletions) == whole[1:]
         if whole[0] == "report" and whole[2] > 0:
             limits = scc.Limits(max_propagation_work=whole[2] - 1)
-            assert _fed(request, engine, rng, limits) == _outcome(
-                request, engine, "lenient", limits)[1]
+            assert (
+                _fed(request, engine, rng, limits)
+                == _outcome(request, engine, "lenient", limits)[1]
+            )
 
 
 # -- hypothesis: small arbitrary requests, both readings, small caps ----------------------
 
-_STEPS = st.lists(st.one_of(
-    st.fixed_dictionaries({"add": st.lists(st.integers(-4, 4).filter(bool), max_size=3)}),
-    st.fixed_dictionaries({"delete": st.lists(st.integers(-5, 5).filter(bool), max_size=3)})),
-    max_size=10)
+_STEPS = st.lists(
+    st.one_of(
+        st.fixed_dictionaries({"add": st.lists(st.integers(-4, 4).filter(bool), max_size=3)}),
+        st.fixed_dictionaries({"delete": st.lists(st.integers(-5, 5).filter(bool), max_size=3)}),
+    ),
+    max_size=10,
+)
 
 
-@settings(max_examples=300, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(clauses=st.lists(st.lists(st.integers(-4, 4).filter(bool), max_size=3), max_size=7),
-       proof=_STEPS, cap=st.integers(0, 30))
-def test_arbitrary_small_requests_both_readings(clauses: list[list[int]],
-                                                proof: list[dict[str, list[int]]],
-                                                cap: int) -> None:
+@settings(
+    max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(
+    clauses=st.lists(st.lists(st.integers(-4, 4).filter(bool), max_size=3), max_size=7),
+    proof=_STEPS,
+    cap=st.integers(0, 30),
+)
+def test_arbitrary_small_requests_both_readings(
+    clauses: list[list[int]], proof: list[dict[str, list[int]]], cap: int
+) -> None:
     request = {"cnf": {"num_vars": 4, "clauses": clauses}, "claim": "unsat", "proof": proof}
     whole = {d: _agree(request, d) for d in READINGS}
     _readings_relate(whole["strict"], whole["lenient"])

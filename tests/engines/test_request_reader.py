@@ -51,6 +51,7 @@ Text = Union[bytes, bytearray, str]
 
 # -- the two paths -------------------------------------------------------------------
 
+
 def fields(v: Validated) -> list[tuple[Any, ...]]:
     """A Validated as plain comparable values: type, typecode and items of each field."""
     out: list[tuple[Any, ...]] = []
@@ -63,8 +64,7 @@ def fields(v: Validated) -> list[tuple[Any, ...]]:
     return out
 
 
-def outcome(read: Callable[[Text, Limits], Validated], data: Text,
-            limits: Limits) -> Outcome:
+def outcome(read: Callable[[Text, Limits], Validated], data: Text, limits: Limits) -> Outcome:
     try:
         return ("ok", fields(read(data, limits)))
     except CheckError as err:
@@ -81,8 +81,9 @@ class Tally:
     def __init__(self) -> None:
         self.cases = self.accepted = self.valid = self.fallback_valid = 0
 
-    def check(self, data: Text, limits: Limits = CONTRACT_LIMITS,
-              plain: bool | None = None) -> Outcome:
+    def check(
+        self, data: Text, limits: Limits = CONTRACT_LIMITS, plain: bool | None = None
+    ) -> Outcome:
         """Both paths on data; plain=True: the reader must accept exactly when the
         request is valid; plain=False: it must decline; None: either."""
         want = outcome(exact_path, data, limits)
@@ -100,6 +101,7 @@ class Tally:
 
 
 # -- trees: requests that JSON text can spell but dicts cannot -----------------------
+
 
 class Raw:
     """JSON text written as is; ``reads`` says whether the reader reads it
@@ -148,8 +150,11 @@ def dump(node: Any, rng: random.Random, spaces: float = 0.3) -> str:
                 if i:
                     parts.append(",")
                 gap()
-                parts.append(key.text if isinstance(key, Raw)
-                             else json.dumps(key, ensure_ascii=rng.random() < 0.5))
+                parts.append(
+                    key.text
+                    if isinstance(key, Raw)
+                    else json.dumps(key, ensure_ascii=rng.random() < 0.5)
+                )
                 gap()
                 parts.append(":")
                 walk(value)
@@ -165,7 +170,7 @@ def dump(node: Any, rng: random.Random, spaces: float = 0.3) -> str:
             parts.append("]")
         elif type(x) is int:
             parts.append(str(x))
-        else:                           # str, float, bool, None
+        else:  # str, float, bool, None
             parts.append(json.dumps(x, ensure_ascii=rng.random() < 0.5))
         gap()
 
@@ -213,29 +218,93 @@ def objects(node: Any) -> list[Obj]:
 def escaped(name: str, rng: random.Random) -> Raw:
     """A quoted key that json.loads reads as ``name`` but spelled with an escape."""
     i = rng.randrange(len(name))
-    return Raw('"' + name[:i] + f"\\u{ord(name[i]):04x}" + name[i + 1:] + '"', reads=False)
+    return Raw('"' + name[:i] + f"\\u{ord(name[i]):04x}" + name[i + 1 :] + '"', reads=False)
 
 
 # Values put in place of another; the reader declines those with reads=False
 # even where the exact path accepts them (3.0 is the integer 3).
 JUNK: list[Any] = [
-    True, False, None, "x", "", "sat", 1.5, -2.5, [], [[]], [1, [2]],
-    Raw("{}"), Raw('{"add":[1]}'),
-    Raw("0"), Raw("-0"), Raw("1"), Raw("-1"), Raw("2147483647"), Raw("-2147483648"),
-    Raw("2147483648"), Raw("9999999999"), Raw("10000000000"), Raw("-99999999999"),
-    Raw("1" + "0" * 5000), Raw("-" + "7" * 4400),
-    Raw("3.0", reads=False), Raw("1.0", reads=False), Raw("-0.0", reads=False),
-    Raw("1e0", reads=False), Raw("2E+0", reads=False), Raw("10e-1", reads=False),
-    Raw("0.1e1", reads=False), Raw("1e400"), Raw("-1e400"), Raw("1.5e-1"),
-    Raw("NaN"), Raw("Infinity"), Raw("-Infinity"), Raw("nan"),
-    Raw("01"), Raw("-01"), Raw("00"), Raw("+1"), Raw("- 1"), Raw("1."), Raw(".5"), Raw("-"),
-    Raw("0x1"), Raw("1_000"), Raw("tru"), Raw("nul"), Raw("1 2"),
-    Raw('"1"'), Raw('"\\u0031"'), Raw('"sat'), Raw("'sat'"),
-    Raw("[" * 3000 + "]" * 3000), Raw("[[[1]]]"), Raw("[1,]"), Raw("[,1]"), Raw("[1 2]"),
+    True,
+    False,
+    None,
+    "x",
+    "",
+    "sat",
+    1.5,
+    -2.5,
+    [],
+    [[]],
+    [1, [2]],
+    Raw("{}"),
+    Raw('{"add":[1]}'),
+    Raw("0"),
+    Raw("-0"),
+    Raw("1"),
+    Raw("-1"),
+    Raw("2147483647"),
+    Raw("-2147483648"),
+    Raw("2147483648"),
+    Raw("9999999999"),
+    Raw("10000000000"),
+    Raw("-99999999999"),
+    Raw("1" + "0" * 5000),
+    Raw("-" + "7" * 4400),
+    Raw("3.0", reads=False),
+    Raw("1.0", reads=False),
+    Raw("-0.0", reads=False),
+    Raw("1e0", reads=False),
+    Raw("2E+0", reads=False),
+    Raw("10e-1", reads=False),
+    Raw("0.1e1", reads=False),
+    Raw("1e400"),
+    Raw("-1e400"),
+    Raw("1.5e-1"),
+    Raw("NaN"),
+    Raw("Infinity"),
+    Raw("-Infinity"),
+    Raw("nan"),
+    Raw("01"),
+    Raw("-01"),
+    Raw("00"),
+    Raw("+1"),
+    Raw("- 1"),
+    Raw("1."),
+    Raw(".5"),
+    Raw("-"),
+    Raw("0x1"),
+    Raw("1_000"),
+    Raw("tru"),
+    Raw("nul"),
+    Raw("1 2"),
+    Raw('"1"'),
+    Raw('"\\u0031"'),
+    Raw('"sat'),
+    Raw("'sat'"),
+    Raw("[" * 3000 + "]" * 3000),
+    Raw("[[[1]]]"),
+    Raw("[1,]"),
+    Raw("[,1]"),
+    Raw("[1 2]"),
 ]
 
-UNKNOWN_KEYS = ["zzz", "Cnf", "cnf ", "", "adds", "Add", "num_vars", "clauses", "proof",
-                "claim", "assignment", "add", "delete", "cnf\u00e9", "\u00e9", "n\x00"]
+UNKNOWN_KEYS = [
+    "zzz",
+    "Cnf",
+    "cnf ",
+    "",
+    "adds",
+    "Add",
+    "num_vars",
+    "clauses",
+    "proof",
+    "claim",
+    "assignment",
+    "add",
+    "delete",
+    "cnf\u00e9",
+    "\u00e9",
+    "n\x00",
+]
 
 
 def mutate(root: Obj, rng: random.Random) -> bool:
@@ -244,32 +313,45 @@ def mutate(root: Obj, rng: random.Random) -> bool:
     choice = rng.randrange(10)
     obj = rng.choice(objects(root))
     places = slots(root)
-    if choice <= 2 and places:                              # a value replaced
+    if choice <= 2 and places:  # a value replaced
         container, index = rng.choice(places)
         container[index] = copy.deepcopy(rng.choice(JUNK))
-    elif choice == 3 and obj.pairs:                         # a key repeated
+    elif choice == 3 and obj.pairs:  # a key repeated
         key, value = rng.choice(obj.pairs)
-        obj.pairs.insert(rng.randint(0, len(obj.pairs)),
-                         [key, value if rng.random() < 0.5 else rng.choice([[], 0, [1]])])
-    elif choice == 4:                                       # an extra key
-        obj.pairs.insert(rng.randint(0, len(obj.pairs)),
-                         [rng.choice(UNKNOWN_KEYS), rng.choice([[], 0, None, [1]])])
-    elif choice == 5 and obj.pairs:                         # a key missing
+        obj.pairs.insert(
+            rng.randint(0, len(obj.pairs)),
+            [key, value if rng.random() < 0.5 else rng.choice([[], 0, [1]])],
+        )
+    elif choice == 4:  # an extra key
+        obj.pairs.insert(
+            rng.randint(0, len(obj.pairs)),
+            [rng.choice(UNKNOWN_KEYS), rng.choice([[], 0, None, [1]])],
+        )
+    elif choice == 5 and obj.pairs:  # a key missing
         del obj.pairs[rng.randrange(len(obj.pairs))]
-    elif choice == 6 and obj.pairs:                         # a key escaped
+    elif choice == 6 and obj.pairs:  # a key escaped
         pair = rng.choice(obj.pairs)
         if isinstance(pair[0], str) and pair[0]:
             pair[0] = escaped(pair[0], rng)
-    elif choice == 7:                                       # the claim spelled otherwise
+    elif choice == 7:  # the claim spelled otherwise
         for pair in root.pairs:
             if pair[0] == "claim" and isinstance(pair[1], str):
-                pair[1] = rng.choice([escaped(pair[1], rng), "SAT", "unsat ", "sat\u00e9",
-                                      Raw('"un\\u0073at"', reads=False),
-                                      "unsat" if pair[1] == "sat" else "sat"])
-    elif choice == 8:                                       # assignment/proof misplaced
-        root.pairs.insert(rng.randint(0, len(root.pairs)),
-                          [rng.choice(["assignment", "proof"]), rng.choice([[], None, [1]])])
-    elif choice == 9:                                       # an integral float, valid
+                pair[1] = rng.choice(
+                    [
+                        escaped(pair[1], rng),
+                        "SAT",
+                        "unsat ",
+                        "sat\u00e9",
+                        Raw('"un\\u0073at"', reads=False),
+                        "unsat" if pair[1] == "sat" else "sat",
+                    ]
+                )
+    elif choice == 8:  # assignment/proof misplaced
+        root.pairs.insert(
+            rng.randint(0, len(root.pairs)),
+            [rng.choice(["assignment", "proof"]), rng.choice([[], None, [1]])],
+        )
+    elif choice == 9:  # an integral float, valid
         ints = [(c, i) for c, i in places if type(c[i]) is int]
         if ints:
             container, index = rng.choice(ints)
@@ -283,32 +365,57 @@ def damage(data: bytes, rng: random.Random) -> tuple[bytes, bool | None]:
     choice = rng.randrange(8)
     pos = rng.randint(0, len(data))
     if choice == 0:
-        return data[:pos], True                             # truncated
+        return data[:pos], True  # truncated
     if choice == 1:
-        return data + rng.choice([b" ", b"\n", b"\r\n\t", b"x", b"}", b"]", b",", b"\x00",
-                                  b"{}", b"0", b"\xef\xbb\xbf", b"\x0c", b"\xc2\xa0"]), True
+        return data + rng.choice(
+            [
+                b" ",
+                b"\n",
+                b"\r\n\t",
+                b"x",
+                b"}",
+                b"]",
+                b",",
+                b"\x00",
+                b"{}",
+                b"0",
+                b"\xef\xbb\xbf",
+                b"\x0c",
+                b"\xc2\xa0",
+            ]
+        ), True
     if choice == 2:
-        return b"\xef\xbb\xbf" + data, False                # a BOM: json.loads skips it
-    if choice == 3:                                         # invalid UTF-8
-        bad = rng.choice([b"\xff", b"\x80", b"\xc3", b"\xed\xa0\x80", b"\xc0\xaf",
-                          b"\xf4\x90\x80\x80", b"\xe2\x82"])
+        return b"\xef\xbb\xbf" + data, False  # a BOM: json.loads skips it
+    if choice == 3:  # invalid UTF-8
+        bad = rng.choice(
+            [
+                b"\xff",
+                b"\x80",
+                b"\xc3",
+                b"\xed\xa0\x80",
+                b"\xc0\xaf",
+                b"\xf4\x90\x80\x80",
+                b"\xe2\x82",
+            ]
+        )
         return data[:pos] + bad + data[pos:], True
-    if choice == 4:                                         # valid UTF-8, not ASCII
+    if choice == 4:  # valid UTF-8, not ASCII
         extra = rng.choice(["\u00e9", "\u00a0", "\u2028", "\ufeff", "\U0001f600"])
         # U+FEFF first is a BOM, which json.loads skips; anywhere else it is an error.
         return data[:pos] + extra.encode() + data[pos:], not (pos == 0 and extra == "\ufeff")
-    if choice == 5:                                         # whitespace json does not skip
+    if choice == 5:  # whitespace json does not skip
         return data[:pos] + rng.choice([b"\x0b", b"\x0c", b"\x00", b"\x1f"]) + data[pos:], True
-    if choice == 6 and data:                                # one byte changed
+    if choice == 6 and data:  # one byte changed
         i = rng.randrange(len(data))
-        return data[:i] + bytes([rng.randrange(256)]) + data[i + 1:], None
-    if data:                                                # one byte dropped
+        return data[:i] + bytes([rng.randrange(256)]) + data[i + 1 :], None
+    if data:  # one byte dropped
         i = rng.randrange(len(data))
-        return data[:i] + data[i + 1:], None
+        return data[:i] + data[i + 1 :], None
     return data, True
 
 
 # -- requests -------------------------------------------------------------------------
+
 
 def sat_request(rng: random.Random) -> dict[str, Any]:
     """A sat claim: a small CNF and an assignment with the oddities that are
@@ -316,8 +423,7 @@ def sat_request(rng: random.Random) -> dict[str, Any]:
     n, clauses = proofgen.random_cnf(rng)
     width = n + 2
     assignment = [rng.randint(-width, width) for _ in range(rng.randint(0, n + 3))]
-    return {"cnf": {"num_vars": n, "clauses": clauses}, "claim": "sat",
-            "assignment": assignment}
+    return {"cnf": {"num_vars": n, "clauses": clauses}, "claim": "sat", "assignment": assignment}
 
 
 def base_requests(seed: str, count: int) -> list[dict[str, Any]]:
@@ -349,6 +455,7 @@ def variants(request: dict[str, Any], rng: random.Random) -> list[tuple[bytes, b
 
 # -- the tests ---------------------------------------------------------------------------
 
+
 def test_seeded_requests_mutations_and_damage() -> None:
     tally = Tally()
     rng = random.Random(20250704)
@@ -375,7 +482,7 @@ def test_every_corpus_request_is_accepted(corpus: Path) -> None:
         data = path.read_bytes()
         assert READER.read_request(data, CONTRACT_LIMITS) is not None, path.name
         Tally().check(data, plain=True)
-        if i % 5 == 0:      # the same request in another spelling: whitespace, key order
+        if i % 5 == 0:  # the same request in another spelling: whitespace, key order
             again = dump(tree(json.loads(data), rng), rng, 0.2).encode()
             Tally().check(again, plain=True)
 
@@ -402,10 +509,14 @@ def test_each_size_limit_at_w_minus_1_w_w_plus_1() -> None:
     tally = Tally()
     checked = set()
     # Variables that no literal uses: num_vars alone meets max_vars.
-    unused: list[dict[str, Any]] = [{"cnf": {"num_vars": 9, "clauses": [[1, -2]]}, "claim": "unsat",
-               "proof": [{"add": [3]}, {"delete": [-4, 0]}]},
-              {"cnf": {"num_vars": 7, "clauses": [[1], []]}, "claim": "sat",
-               "assignment": [1, -2, 0]}]
+    unused: list[dict[str, Any]] = [
+        {
+            "cnf": {"num_vars": 9, "clauses": [[1, -2]]},
+            "claim": "unsat",
+            "proof": [{"add": [3]}, {"delete": [-4, 0]}],
+        },
+        {"cnf": {"num_vars": 7, "clauses": [[1], []]}, "claim": "sat", "assignment": [1, -2, 0]},
+    ]
     for request in unused + BASE[:40]:
         data = json.dumps(request).encode()
         if outcome(exact_path, data, UNLIMITED)[0] != "ok":
@@ -418,20 +529,25 @@ def test_each_size_limit_at_w_minus_1_w_w_plus_1() -> None:
                 want = tally.check(data, limits, plain=True)
                 assert (want[0] == "ok") == (value >= w), (name, value, w)
                 checked.add((name, value >= w))
-    assert len(checked) == 2 * len(CEILINGS) - 2      # every size limit, both sides
+    assert len(checked) == 2 * len(CEILINGS) - 2  # every size limit, both sides
 
 
 def test_largest_values_the_limits_allow() -> None:
     top = CEILINGS["max_vars"]
     request: dict[str, Any] = {
-        "cnf": {"num_vars": top, "clauses": [[top, -top], [1]]}, "claim": "unsat",
-        "proof": [{"add": [-top]}, {"delete": [top, 0, -top]}, {"add": []}]}
+        "cnf": {"num_vars": top, "clauses": [[top, -top], [1]]},
+        "claim": "unsat",
+        "proof": [{"add": [-top]}, {"delete": [top, 0, -top]}, {"add": []}],
+    }
     tally = Tally()
     tally.check(json.dumps(request).encode(), UNLIMITED, plain=True)
     request["proof"][0]["add"] = [-top - 1]
     tally.check(json.dumps(request).encode(), UNLIMITED, plain=True)
-    request = {"cnf": {"num_vars": 2, "clauses": []}, "claim": "sat",
-               "assignment": [top, -top, 0, -0]}
+    request = {
+        "cnf": {"num_vars": 2, "clauses": []},
+        "claim": "sat",
+        "assignment": [top, -top, 0, -0],
+    }
     tally.check(json.dumps(request).encode(), UNLIMITED, plain=True)
     assert tally.valid == 2
     assert tally.accepted == (2 if COMPILED else 0)
@@ -440,23 +556,30 @@ def test_largest_values_the_limits_allow() -> None:
 def test_out_of_range_proof_steps_get_their_kinds() -> None:
     # Literals over num_vars (and 0) in a proof are verdicts, marked per step;
     # in num_vars order the CNF comes after, so the reader learns it last.
-    text = (b'{"proof":[{"add":[1,-3]},{"delete":[0]},{"delete":[2]},{"add":[-9]},{"add":[]}],'
-            b'"claim":"unsat","cnf":{"clauses":[[1,2],[-2]],"num_vars":2}}')
+    text = (
+        b'{"proof":[{"add":[1,-3]},{"delete":[0]},{"delete":[2]},{"add":[-9]},{"add":[]}],'
+        b'"claim":"unsat","cnf":{"clauses":[[1,2],[-2]],"num_vars":2}}'
+    )
     want = Tally().check(text, plain=True)
     assert dict((f[0], f[-1]) for f in want[1])["step_kinds"] == [2, 3, 1, 2, 0]
 
 
 def test_every_prefix_and_every_dropped_byte() -> None:
-    request = {"cnf": {"num_vars": 3, "clauses": [[1, -2], [2, 3], [-3]]}, "claim": "unsat",
-               "proof": [{"add": [1]}, {"delete": [1, -2]}, {"add": []}]}
-    data = b' {"cnf" : {"num_vars":3,"clauses":[[1,-2],\n[2,3],[-3]]},"claim":"unsat",' \
-           b'"proof":[{"add":[1]},{"delete":[1,-2]},{"add":[]}]}\r\n'
+    request = {
+        "cnf": {"num_vars": 3, "clauses": [[1, -2], [2, 3], [-3]]},
+        "claim": "unsat",
+        "proof": [{"add": [1]}, {"delete": [1, -2]}, {"add": []}],
+    }
+    data = (
+        b' {"cnf" : {"num_vars":3,"clauses":[[1,-2],\n[2,3],[-3]]},"claim":"unsat",'
+        b'"proof":[{"add":[1]},{"delete":[1,-2]},{"add":[]}]}\r\n'
+    )
     assert loads(data) == request
     tally = Tally()
     for i in range(len(data) + 1):
         tally.check(data[:i], plain=True)
     for i in range(len(data)):
-        tally.check(data[:i] + data[i + 1:], plain=None)
+        tally.check(data[:i] + data[i + 1 :], plain=None)
     # Valid: the whole text, and the prefixes that only drop trailing whitespace.
     assert tally.valid >= 3
     assert tally.accepted == (tally.valid if COMPILED else 0)
@@ -470,7 +593,7 @@ def test_bytes_like_and_str() -> None:
     if COMPILED:
         assert READER.read_request(bytearray(data), CONTRACT_LIMITS) is not None
         assert READER.read_request(memoryview(data), CONTRACT_LIMITS) is not None
-        assert READER.read_request(data.decode(), CONTRACT_LIMITS) is None     # not bytes
+        assert READER.read_request(data.decode(), CONTRACT_LIMITS) is None  # not bytes
         assert READER.read_request(12, CONTRACT_LIMITS) is None
     # A str that UTF-8 cannot encode goes the exact path, which says why.
     lone = data.decode().replace('"claim"', '"cl\udc00aim"')
@@ -499,29 +622,40 @@ def test_threads_read_the_same() -> None:
 
 # -- hypothesis ----------------------------------------------------------------------------
 
+
 @st.composite
 def requests(draw: st.DrawFn) -> dict[str, Any]:
     n = draw(st.integers(0, 6))
     lit = st.integers(1, n).flatmap(lambda v: st.sampled_from((v, -v)))
     clauses = draw(st.lists(st.lists(lit, max_size=4 if n else 0), max_size=6))
     if draw(st.booleans()):
-        return {"cnf": {"num_vars": n, "clauses": clauses}, "claim": "sat",
-                "assignment": draw(st.lists(st.integers(-n - 2, n + 2), max_size=8))}
+        return {
+            "cnf": {"num_vars": n, "clauses": clauses},
+            "claim": "sat",
+            "assignment": draw(st.lists(st.integers(-n - 2, n + 2), max_size=8)),
+        }
     lits = st.lists(st.integers(-n - 2, n + 2), max_size=4)
-    steps = st.one_of(st.fixed_dictionaries({"add": lits}),
-                      st.fixed_dictionaries({"delete": lits}))
-    return {"cnf": {"num_vars": n, "clauses": clauses}, "claim": "unsat",
-            "proof": draw(st.lists(steps, max_size=6))}
+    steps = st.one_of(st.fixed_dictionaries({"add": lits}), st.fixed_dictionaries({"delete": lits}))
+    return {
+        "cnf": {"num_vars": n, "clauses": clauses},
+        "claim": "unsat",
+        "proof": draw(st.lists(steps, max_size=6)),
+    }
 
 
-FAST = settings(max_examples=300, deadline=None, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 
 @FAST
 @given(requests(), st.integers(0, 2**32), st.integers(0, 3))
 def test_hypothesis_requests(request: dict[str, Any], seed: int, how: int) -> None:
-    rng = random.Random(seed)       # spelling and damage (st.randoms() is slow here)
+    rng = random.Random(seed)  # spelling and damage (st.randoms() is slow here)
     root = tree(request, rng)
     if how == 0:
         Tally().check(dump(root, rng, rng.random()).encode(), plain=True)
@@ -539,8 +673,7 @@ def test_random_bytes(data: bytes) -> None:
     Tally().check(data)
 
 
-JSONISH = st.text(alphabet='{}[],:"-0123456789 \t\n\r\\eE.u+acdefilmnoprstuv_\u00e9',
-                  max_size=120)
+JSONISH = st.text(alphabet='{}[],:"-0123456789 \t\n\r\\eE.u+acdefilmnoprstuv_\u00e9', max_size=120)
 
 
 @FAST

@@ -31,9 +31,12 @@ from sat_claim_check._engines import convert_py, request_py, scan_py
 
 CNF = "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n"
 PROOF = "2 0\n0\n"
-BINARY = b"a\x04\x00a\x00"                 # the same steps, binary: 2 0, then 0
-REQUEST = {"cnf": {"num_vars": 2, "clauses": [[1, 2], [-1, 2], [1, -2], [-1, -2]]},
-           "claim": "unsat", "proof": [{"add": [2]}, {"add": []}]}
+BINARY = b"a\x04\x00a\x00"  # the same steps, binary: 2 0, then 0
+REQUEST = {
+    "cnf": {"num_vars": 2, "clauses": [[1, 2], [-1, 2], [1, -2], [-1, -2]]},
+    "claim": "unsat",
+    "proof": [{"add": [2]}, {"add": []}],
+}
 
 
 @pytest.fixture()
@@ -50,16 +53,18 @@ def calls(monkeypatch):
 
         monkeypatch.setattr(owner, name, counted)
 
-    for name in ("flatten", "flatten_steps", "first_step_over", "mark_out_of_range",
-                 "unique_keys"):
+    for name in ("flatten", "flatten_steps", "first_step_over", "mark_out_of_range", "unique_keys"):
         spy(convert_py, name, f"converter.{name}")
     for name in ("parse_cnf", "parse_drup"):
         spy(scan_py, name, f"scanner.{name}")
     spy(scan_py.DrupTextStream, "scan", "scanner.text stream")
     spy(scan_py.BinaryDrupStream, "scan", "scanner.binary stream")
     spy(request_py, "read_request", "request reader")
-    for part, module in (("converter", convert_py), ("scanner", scan_py),
-                         ("request_reader", request_py)):
+    for part, module in (
+        ("converter", convert_py),
+        ("scanner", scan_py),
+        ("request_reader", request_py),
+    ):
         monkeypatch.setitem(_engine._chosen, part, module)
     return counts
 
@@ -70,8 +75,9 @@ def files(tmp_path: Path) -> Path:
     (tmp_path / "f.drup").write_text(PROOF)
     (tmp_path / "f.bin").write_bytes(BINARY)
     # Larger than a part: the proof is read ahead by a thread.
-    (tmp_path / "big.drup.gz").write_bytes(gzip.compress(
-        (("1 -1 0\nd 1 -1 0\n" * 40_000) + PROOF).encode()))
+    (tmp_path / "big.drup.gz").write_bytes(
+        gzip.compress((("1 -1 0\nd 1 -1 0\n" * 40_000) + PROOF).encode())
+    )
     (tmp_path / "f.model").write_text("v 1 -2 0\n")
     (tmp_path / "sat.cnf").write_text("p cnf 2 2\n1 0\n-2 0\n")
     (tmp_path / "f.json").write_text(json.dumps(REQUEST))
@@ -81,6 +87,7 @@ def files(tmp_path: Path) -> Path:
 def main(*args: str, stdin: bytes = b"") -> None:
     """The command line, in this process (its stdout is captured by pytest)."""
     import sys
+
     old = sys.stdin
     sys.stdin = io.TextIOWrapper(io.BytesIO(stdin))
     try:
@@ -94,48 +101,79 @@ def unlimited(door: Callable[..., Any]) -> Callable[..., Any]:
 
 
 DOORS: dict[str, tuple[Callable[[Path], Any], set[str]]] = {
-    "run_files text": (lambda d: dimacs.run_files(d / "f.cnf", d / "f.drup"),
-                       {"scanner.parse_cnf", "scanner.text stream", "converter.first_step_over"}),
-    "run_files binary": (lambda d: dimacs.run_files(d / "f.cnf", d / "f.bin"),
-                         {"scanner.parse_cnf", "scanner.binary stream"}),
-    "run_files read ahead": (lambda d: unlimited(dimacs.run_files)(d / "f.cnf",
-                                                                   d / "big.drup.gz"),
-                             {"scanner.parse_cnf", "scanner.text stream"}),
-    "run_files model": (lambda d: dimacs.run_files(d / "sat.cnf", model_path=d / "f.model"),
-                        {"scanner.parse_cnf", "converter.flatten"}),
-    "parse_files": (lambda d: dimacs.parse_files(d / "f.cnf", d / "f.drup", None),
-                    {"scanner.parse_cnf", "scanner.text stream"}),
-    "request_from_files": (lambda d: dimacs.request_from_files(d / "f.cnf", d / "f.drup"),
-                           {"scanner.parse_cnf", "scanner.text stream"}),
-    "run_dimacs": (lambda d: dimacs.run_dimacs(CNF, PROOF),
-                   {"scanner.parse_cnf", "scanner.parse_drup"}),
-    "request_from_dimacs": (lambda d: scc.request_from_dimacs(CNF, proof=PROOF),
-                            {"scanner.parse_cnf", "scanner.parse_drup"}),
+    "run_files text": (
+        lambda d: dimacs.run_files(d / "f.cnf", d / "f.drup"),
+        {"scanner.parse_cnf", "scanner.text stream", "converter.first_step_over"},
+    ),
+    "run_files binary": (
+        lambda d: dimacs.run_files(d / "f.cnf", d / "f.bin"),
+        {"scanner.parse_cnf", "scanner.binary stream"},
+    ),
+    "run_files read ahead": (
+        lambda d: unlimited(dimacs.run_files)(d / "f.cnf", d / "big.drup.gz"),
+        {"scanner.parse_cnf", "scanner.text stream"},
+    ),
+    "run_files model": (
+        lambda d: dimacs.run_files(d / "sat.cnf", model_path=d / "f.model"),
+        {"scanner.parse_cnf", "converter.flatten"},
+    ),
+    "parse_files": (
+        lambda d: dimacs.parse_files(d / "f.cnf", d / "f.drup", None),
+        {"scanner.parse_cnf", "scanner.text stream"},
+    ),
+    "request_from_files": (
+        lambda d: dimacs.request_from_files(d / "f.cnf", d / "f.drup"),
+        {"scanner.parse_cnf", "scanner.text stream"},
+    ),
+    "run_dimacs": (
+        lambda d: dimacs.run_dimacs(CNF, PROOF),
+        {"scanner.parse_cnf", "scanner.parse_drup"},
+    ),
+    "request_from_dimacs": (
+        lambda d: scc.request_from_dimacs(CNF, proof=PROOF),
+        {"scanner.parse_cnf", "scanner.parse_drup"},
+    ),
     "run": (lambda d: scc.run(REQUEST), {"converter.flatten", "converter.flatten_steps"}),
-    "Checker": (lambda d: scc.Checker(REQUEST["cnf"]).feed(REQUEST["proof"]),
-                {"converter.flatten", "converter.flatten_steps"}),
+    "Checker": (
+        lambda d: scc.Checker(REQUEST["cnf"]).feed(REQUEST["proof"]),
+        {"converter.flatten", "converter.flatten_steps"},
+    ),
     "explain": (lambda d: scc.explain(REQUEST), {"converter.flatten"}),
-    "check_json": (lambda d: scc.check_json(json.dumps(REQUEST)),
-                   {"request reader", "converter.unique_keys", "converter.flatten"}),
-    "batch line": (lambda d: check_one(Options.of(), 1, json.dumps(REQUEST).encode()),
-                   {"request reader", "converter.unique_keys"}),
-    "manifest line": (lambda d: check_one(Options.of(), 1, b'{"cnf": "f.cnf", "proof": '
-                                          b'"f.drup"}', Manifest(str(d))),
-                      {"converter.unique_keys", "scanner.parse_cnf", "scanner.text stream"}),
-    "command check": (lambda d: main("check", str(d / "f.json")),
-                      {"request reader", "converter.unique_keys"}),
-    "command request --check": (lambda d: main("request", "--check", "--cnf", str(d / "f.cnf"),
-                                               "--proof", str(d / "f.drup")),
-                                {"scanner.parse_cnf", "scanner.text stream"}),
-    "command request": (lambda d: main("request", "--cnf", str(d / "f.cnf"), "--proof",
-                                       str(d / "f.drup")),
-                        {"scanner.parse_cnf", "scanner.text stream"}),
+    "check_json": (
+        lambda d: scc.check_json(json.dumps(REQUEST)),
+        {"request reader", "converter.unique_keys", "converter.flatten"},
+    ),
+    "batch line": (
+        lambda d: check_one(Options.of(), 1, json.dumps(REQUEST).encode()),
+        {"request reader", "converter.unique_keys"},
+    ),
+    "manifest line": (
+        lambda d: check_one(
+            Options.of(), 1, b'{"cnf": "f.cnf", "proof": "f.drup"}', Manifest(str(d))
+        ),
+        {"converter.unique_keys", "scanner.parse_cnf", "scanner.text stream"},
+    ),
+    "command check": (
+        lambda d: main("check", str(d / "f.json")),
+        {"request reader", "converter.unique_keys"},
+    ),
+    "command request --check": (
+        lambda d: main(
+            "request", "--check", "--cnf", str(d / "f.cnf"), "--proof", str(d / "f.drup")
+        ),
+        {"scanner.parse_cnf", "scanner.text stream"},
+    ),
+    "command request": (
+        lambda d: main("request", "--cnf", str(d / "f.cnf"), "--proof", str(d / "f.drup")),
+        {"scanner.parse_cnf", "scanner.text stream"},
+    ),
 }
 
 
 @pytest.mark.parametrize("door", DOORS)
-def test_the_pure_twins_are_used_through_every_door(door: str, calls: Counter[str],
-                                                    files: Path) -> None:
+def test_the_pure_twins_are_used_through_every_door(
+    door: str, calls: Counter[str], files: Path
+) -> None:
     run, parts = DOORS[door]
     run(files)
     missing = {part for part in parts if calls[part] == 0}
@@ -150,9 +188,17 @@ def test_the_choice_is_made_once_and_asked_for_at_call_time() -> None:
     from sat_claim_check._io import dimacs_text as _dimacs_text
     from sat_claim_check._io import proofstream as _proofstream
     from sat_claim_check._io import whole_files as _whole_files
+
     for module in (dimacs, _dimacs_text, _whole_files, _proofstream, _validate, _jsontext):
-        kept = [name for name, value in vars(module).items()
-                if value in (_engine._chosen["converter"], _engine._chosen["scanner"],
-                             _engine._chosen["request_reader"])
-                or getattr(value, "__self__", None) in _engine._chosen.values()]
+        kept = [
+            name
+            for name, value in vars(module).items()
+            if value
+            in (
+                _engine._chosen["converter"],
+                _engine._chosen["scanner"],
+                _engine._chosen["request_reader"],
+            )
+            or getattr(value, "__self__", None) in _engine._chosen.values()
+        ]
         assert kept == [], (module.__name__, kept)

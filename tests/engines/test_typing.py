@@ -34,11 +34,16 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_DIR = Path(scc.__file__).resolve().parent
 
 PUBLIC_MODULES = (scc, dimacs, pysat)
-TWINS = (("kernel_c", "kernel_py"), ("convert_c", "convert_py"), ("scan_c", "scan_py"),
-         ("request_c", "request_py"))
+TWINS = (
+    ("kernel_c", "kernel_py"),
+    ("convert_c", "convert_py"),
+    ("scan_c", "scan_py"),
+    ("request_c", "request_py"),
+)
 
 
 # -- the mypy configuration -----------------------------------------------------
+
 
 def test_config_checks_the_oldest_supported_python() -> None:
     pyproject = ROOT / "pyproject.toml"
@@ -52,9 +57,11 @@ def test_config_checks_the_oldest_supported_python() -> None:
 
 # -- the stubs against the pure twins ------------------------------------------------
 
+
 def _defs(tree: ast.AST) -> dict[str, ast.FunctionDef]:
-    return {node.name: node for node in getattr(tree, "body", [])
-            if isinstance(node, ast.FunctionDef)}
+    return {
+        node.name: node for node in getattr(tree, "body", []) if isinstance(node, ast.FunctionDef)
+    }
 
 
 def _classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
@@ -67,8 +74,11 @@ def _signature(node: ast.FunctionDef) -> str:
 
 
 def _class_annotations(node: ast.ClassDef) -> dict[str, str]:
-    return {item.target.id: ast.unparse(item.annotation) for item in node.body
-            if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)}
+    return {
+        item.target.id: ast.unparse(item.annotation)
+        for item in node.body
+        if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
+    }
 
 
 def _parse(name: str) -> ast.Module:
@@ -96,7 +106,7 @@ def test_stub_has_the_signatures_of_the_pure_twin(compiled: str, pure: str) -> N
             else:
                 assert name in twin_methods, f"{cname}.{name}"
                 assert _signature(node) == _signature(twin_methods[name]), f"{cname}.{name}"
-    if pure != "kernel_py":        # the kernel's helpers are its own business
+    if pure != "kernel_py":  # the kernel's helpers are its own business
         public = {name for name in twin_defs if not name.startswith("_")}
         assert public == set(stub_defs), f"{compiled}.pyi and {pure} differ in names"
 
@@ -120,6 +130,7 @@ def test_compiled_module_has_the_stub_names(compiled: str, pure: str) -> None:
 
 # -- Literal types against the runtime -----------------------------------------------
 
+
 def _output_schema() -> dict[str, typing.Any]:
     text = (PACKAGE_DIR / "schemas" / "output.schema.json").read_text(encoding="utf-8")
     schema: dict[str, typing.Any] = json.loads(text)
@@ -139,17 +150,22 @@ def test_result_type_is_the_output_schema() -> None:
     reasons = [r for r in schema["properties"]["reason"]["enum"] if r is not None]
     assert sorted(typing.get_args(_types.Reason)) == sorted(reasons)
     assert list(typing.get_args(_types.Claim)) == schema["properties"]["claim"]["enum"]
-    result = scc.check({"cnf": {"num_vars": 1, "clauses": [[1], [-1]]},
-                        "claim": "unsat", "proof": [{"add": []}]})
-    assert type(result) is dict            # a TypedDict is a plain dict at runtime
+    result = scc.check(
+        {"cnf": {"num_vars": 1, "clauses": [[1], [-1]]}, "claim": "unsat", "proof": [{"add": []}]}
+    )
+    assert type(result) is dict  # a TypedDict is a plain dict at runtime
     assert list(result) == list(hints)
 
 
 # -- docstrings ------------------------------------------------------------------
 
+
 def _public_objects() -> list[tuple[str, object]]:
-    return [(f"{module.__name__}.{name}", getattr(module, name))
-            for module in PUBLIC_MODULES for name in module.__all__]
+    return [
+        (f"{module.__name__}.{name}", getattr(module, name))
+        for module in PUBLIC_MODULES
+        for name in module.__all__
+    ]
 
 
 def test_every_public_name_says_what_it_returns() -> None:
@@ -166,13 +182,17 @@ def test_every_public_name_says_what_it_returns() -> None:
         for name, member in vars(obj).items():
             if name.startswith("_"):
                 continue
-            function = getattr(member, "__func__", member)     # classmethods
+            function = getattr(member, "__func__", member)  # classmethods
             if inspect.isfunction(function):
                 method_doc = inspect.getdoc(function)
                 assert method_doc and "return" in method_doc.lower(), f"{qualname}.{name}"
     # Data, not callables: nothing to call, nothing returned.
-    assert sorted(data) == ["sat_claim_check.Deletions", "sat_claim_check.EngineName",
-                            "sat_claim_check.__version__", "sat_claim_check.pysat.MAX_VAR"]
+    assert sorted(data) == [
+        "sat_claim_check.Deletions",
+        "sat_claim_check.EngineName",
+        "sat_claim_check.__version__",
+        "sat_claim_check.pysat.MAX_VAR",
+    ]
 
 
 def test_the_core_api_points_at_the_semantics_page() -> None:
@@ -197,7 +217,7 @@ def test_check_and_run_take_a_dict_not_json_text() -> None:
 def test_no_docstring_points_at_the_spec() -> None:
     # help() as a user sees it, for every public name and module.
     for qualname, obj in [*_public_objects(), *((m.__name__, m) for m in PUBLIC_MODULES)]:
-        if isinstance(obj, str):        # __version__
+        if isinstance(obj, str):  # __version__
             continue
         text = pydoc.render_doc(obj, renderer=pydoc.plaintext)
         assert "SPEC" not in text, qualname

@@ -60,6 +60,7 @@ def limit_error(fn):
 
 # -- the scanners' stop limits ----------------------------------------------------
 
+
 def test_a_drup_scan_stops_at_the_step_past_the_limit(parser):
     code, line, _, _, kinds, offsets, lits = parser.parse_drup(b"1 0\n" * 10, 3, -1)
     assert (code, line) == (_codes.SCAN_STOPPED, 4)
@@ -70,16 +71,17 @@ def test_a_scan_stops_at_the_literal_past_the_limit_and_closes_its_step(parser):
     code, line, _, _, kinds, offsets, lits = parser.parse_drup(b"1 2 0\nd 3 4 5 6 0\n", -1, 3)
     assert (code, line) == (_codes.SCAN_STOPPED, 2)
     assert (list(kinds), list(offsets), list(lits)) == ([0, 1], [0, 2, 4], [1, 2, 3, 4])
-    code, _, _, _, v, c, offsets, lits = parser.parse_cnf(b"p cnf 9 2\n1 2 3\n4 0\n5 0\n",
-                                                          -1, -1, 2)
-    assert (code, v, c, list(offsets), list(lits)) == (_codes.SCAN_STOPPED, 9, 2, [0, 3],
-                                                       [1, 2, 3])
+    code, _, _, _, v, c, offsets, lits = parser.parse_cnf(
+        b"p cnf 9 2\n1 2 3\n4 0\n5 0\n", -1, -1, 2
+    )
+    assert (code, v, c, list(offsets), list(lits)) == (_codes.SCAN_STOPPED, 9, 2, [0, 3], [1, 2, 3])
 
 
 @pytest.mark.parametrize("header, limits", [("p cnf 11 1", (10, 5)), ("p cnf 3 6", (10, 5))])
 def test_a_cnf_scan_stops_at_a_header_over_the_limits(parser, header, limits):
     code, line, _, _, v, c, offsets, lits = parser.parse_cnf(
-        f"c x\n{header}\n1 0\nzzz\n".encode(), *limits, -1)
+        f"c x\n{header}\n1 0\nzzz\n".encode(), *limits, -1
+    )
     assert (code, line, list(offsets), list(lits)) == (_codes.SCAN_STOPPED, 2, [0], [])
     assert f"p cnf {v} {c}" == header
 
@@ -95,8 +97,29 @@ def test_without_stop_limits_nothing_changes(parser):
 def test_both_scanners_stop_at_the_same_place_on_random_text():
     compiled = importlib.import_module("sat_claim_check._engines.scan_c")
     rng = random.Random(20250611)
-    pieces = ["0", "1", "-2", "3", "00", "d", "c", "p", "%", "x", " ", " ", "\t", "\n", "\n",
-              "p cnf 3 4\n", "p cnf 9 2\n", "d 1 2 0\n", "1 -3 0\n", "0\n", "0" * 12 + "7"]
+    pieces = [
+        "0",
+        "1",
+        "-2",
+        "3",
+        "00",
+        "d",
+        "c",
+        "p",
+        "%",
+        "x",
+        " ",
+        " ",
+        "\t",
+        "\n",
+        "\n",
+        "p cnf 3 4\n",
+        "p cnf 9 2\n",
+        "d 1 2 0\n",
+        "1 -3 0\n",
+        "0\n",
+        "0" * 12 + "7",
+    ]
     for _ in range(3000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30))).encode()
         a, b, c = rng.randint(-1, 5), rng.randint(-1, 5), rng.randint(-1, 8)
@@ -106,14 +129,14 @@ def test_both_scanners_stop_at_the_same_place_on_random_text():
 
 # -- long tokens in the pure scanner and the model reader --------------------------
 
-LONG_TOKENS = [      # (token, its value when within 32 bits)
-    (b"9" * 5000, None),                  # beyond int()'s digit guard too
+LONG_TOKENS = [  # (token, its value when within 32 bits)
+    (b"9" * 5000, None),  # beyond int()'s digit guard too
     (b"-" + b"9" * 5000, None),
-    (b"0" * 5000 + b"1", 1),              # leading zeros: the literal 1
+    (b"0" * 5000 + b"1", 1),  # leading zeros: the literal 1
     (b"-" + b"0" * 5000 + b"2", -2),
     (b"0" * 5000 + b"2147483648", None),  # 2^31, zero-padded
     (b"0" * 5000 + b"2147483647", 2147483647),
-    (b"0" * 5000, 0),                     # a zero-padded 0 ends the step
+    (b"0" * 5000, 0),  # a zero-padded 0 ends the step
 ]
 
 
@@ -127,7 +150,7 @@ def test_the_pure_scanner_reads_long_tokens(token, value):
         assert header[0] == _codes.SCAN_ERR_BAD_HEADER
     else:
         assert drup[0] == _codes.SCAN_OK
-        assert list(drup[6]) == ([1, value] if value else [1])    # a 0 ends a step
+        assert list(drup[6]) == ([1, value] if value else [1])  # a 0 ends a step
         assert header[0] == (_codes.SCAN_OK if value >= 0 else _codes.SCAN_ERR_BAD_HEADER)
 
 
@@ -137,15 +160,27 @@ def test_long_tokens_compiled_equals_pure(token):
     compiled = importlib.import_module("sat_claim_check._engines.scan_c")
     for text in (b"1 " + token + b" 0\n", b"d " + token + b" 0\n1 0\n"):
         assert compiled.parse_drup(text) == py_parse_drup(text)
-    for text in (b"p cnf 3 1\n1 " + token + b" 0\n", b"p cnf " + token + b" 0\n",
-                 b"p cnf 0 " + token + b"\n"):
+    for text in (
+        b"p cnf 3 1\n1 " + token + b" 0\n",
+        b"p cnf " + token + b" 0\n",
+        b"p cnf 0 " + token + b"\n",
+    ):
         assert compiled.parse_cnf(text) == py_parse_cnf(text)
 
 
-@pytest.mark.parametrize("token, accepted", [
-    ("00000000001", 1), ("-0000000000002", -2), ("0" * 5000 + "3", 3),
-    ("2147483647", 2147483647), ("2147483648", None), ("9999999999", None),
-    ("0" * 20 + "2147483648", None), ("9" * 5000, None)])
+@pytest.mark.parametrize(
+    "token, accepted",
+    [
+        ("00000000001", 1),
+        ("-0000000000002", -2),
+        ("0" * 5000 + "3", 3),
+        ("2147483647", 2147483647),
+        ("2147483648", None),
+        ("9999999999", None),
+        ("0" * 20 + "2147483648", None),
+        ("9" * 5000, None),
+    ],
+)
 def test_the_model_reader_takes_the_scanners_integers(parser, token, accepted):
     """A model literal is accepted exactly when the DRUP scanner accepts the token."""
     scanned = parser.parse_drup(f"{token} 0\n".encode())
@@ -161,16 +196,23 @@ def test_the_model_reader_takes_the_scanners_integers(parser, token, accepted):
 
 # -- files: stop at the first limit ------------------------------------------------
 
+
 def test_a_gzip_bomb_proof_stops_at_the_step_limit(parser, engine, tmp_path):
     cnf = tmp_path / "unsat.cnf"
-    cnf.write_text("p cnf 1 2\n1 0\n-1 0\n")       # every "0" step is RUP here
-    bomb = gzip_bomb(tmp_path / "b.drup.gz", b"0\n" * (1 << 19), 1024)     # 1 GiB of "0\n"
+    cnf.write_text("p cnf 1 2\n1 0\n-1 0\n")  # every "0" step is RUP here
+    bomb = gzip_bomb(tmp_path / "b.drup.gz", b"0\n" * (1 << 19), 1024)  # 1 GiB of "0\n"
     start = time.perf_counter()
     error = limit_error(lambda: run_files(cnf, bomb, engine=engine))
-    assert time.perf_counter() - start < 5      # it was 79 s before reading was bounded
-    assert error == {"error": "limit_exceeded", "field": "proof", "path": "/proof",
-                     "limit": "max_proof_steps", "max": 2000, "actual": 2001,
-                     "message": error["message"]}
+    assert time.perf_counter() - start < 5  # it was 79 s before reading was bounded
+    assert error == {
+        "error": "limit_exceeded",
+        "field": "proof",
+        "path": "/proof",
+        "limit": "max_proof_steps",
+        "max": 2000,
+        "actual": 2001,
+        "message": error["message"],
+    }
     assert limit_error(lambda: request_from_files(cnf, bomb)) == error
 
 
@@ -189,11 +231,14 @@ def test_a_gzip_bomb_proof_whose_first_step_fails_is_that_verdict(parser, engine
 def test_a_gzip_bomb_model_stops_at_the_assignment_limit(parser, tmp_path):
     cnf = tmp_path / "ok.cnf"
     cnf.write_text(CNF_OK)
-    model = tmp_path / "m.gz"      # one endless 'v' line
+    model = tmp_path / "m.gz"  # one endless 'v' line
     model.write_bytes(gzip.compress(b"v") + gzip.compress(b" 1" * (1 << 19)) * 512)
     error = limit_error(lambda: run_files(cnf, model_path=model))
     assert (error["limit"], error["path"], error["actual"]) == (
-        "max_assignment_literals", "/assignment", 10001)
+        "max_assignment_literals",
+        "/assignment",
+        10001,
+    )
 
 
 def test_a_cnf_stops_at_the_literal_limit_even_on_one_endless_line(parser, tmp_path):
@@ -201,21 +246,28 @@ def test_a_cnf_stops_at_the_literal_limit_even_on_one_endless_line(parser, tmp_p
     cnf.write_bytes(gzip.compress(b"p cnf 1 1\n") + gzip.compress(b"1 " * (1 << 19)) * 256)
     error = limit_error(lambda: run_files(cnf, tmp_path / "absent.drup"))
     assert (error["limit"], error["path"], error["actual"]) == (
-        "max_total_literals", "/cnf/clauses", 50001)
+        "max_total_literals",
+        "/cnf/clauses",
+        50001,
+    )
 
 
-@pytest.mark.parametrize("header, limit, actual", [
-    ("p cnf 10001 1", "max_vars", 10001), ("p cnf 5 7000", "max_clauses", 7000)])
-def test_a_cnf_header_over_the_limits_stops_reading_at_once(parser, tmp_path, header, limit,
-                                                            actual):
+@pytest.mark.parametrize(
+    "header, limit, actual",
+    [("p cnf 10001 1", "max_vars", 10001), ("p cnf 5 7000", "max_clauses", 7000)],
+)
+def test_a_cnf_header_over_the_limits_stops_reading_at_once(
+    parser, tmp_path, header, limit, actual
+):
     cnf = tmp_path / "f.cnf.gz"
     cnf.write_bytes(gzip.compress(header.encode() + b"\n") + gzip.compress(b"x " * 100) * 100_000)
     error = limit_error(lambda: run_files(cnf, tmp_path / "absent.drup"))
     assert (error["limit"], error["actual"]) == (limit, actual)
 
 
-def test_the_stop_reports_the_limit_plus_one_where_the_whole_text_is_exact(parser, engine,
-                                                                        tmp_path):
+def test_the_stop_reports_the_limit_plus_one_where_the_whole_text_is_exact(
+    parser, engine, tmp_path
+):
     cnf = tmp_path / "ok.cnf"
     cnf.write_text(CNF_OK)
     proof = tmp_path / "p.drup"
@@ -232,7 +284,7 @@ def test_a_stopped_proof_is_validated_in_order(parser, tmp_path):
     cnf = tmp_path / "ok.cnf"
     cnf.write_text(CNF_OK)
     proof = tmp_path / "p.drup"
-    step = " ".join(map(str, range(1, 31))) + " 0\n"      # 2000 of them pass 50000 literals
+    step = " ".join(map(str, range(1, 31))) + " 0\n"  # 2000 of them pass 50000 literals
     proof.write_text("1 20000 0\n" + step * 1999)
     with pytest.raises(scc.InvalidInput) as info:
         run_files(cnf, proof)
@@ -262,12 +314,19 @@ def _outcome(fn):
         return type(exc).__name__, str(exc), getattr(exc, "to_dict", dict)()
 
 
-SMALL = scc.Limits(max_vars=4, max_clauses=3, max_total_literals=6,
-                   max_assignment_literals=4, max_proof_steps=3, max_proof_literals=5)
+SMALL = scc.Limits(
+    max_vars=4,
+    max_clauses=3,
+    max_total_literals=6,
+    max_assignment_literals=4,
+    max_proof_steps=3,
+    max_proof_literals=5,
+)
 
 
 def _random_texts(rng):
     """A CNF, a DRUP proof and a model, mostly well formed, around the SMALL limits."""
+
     def space():
         return rng.choice([" ", " ", "\n", "\n", "  \t", "\nc comment\n", "\r\n"])
 
@@ -280,11 +339,14 @@ def _random_texts(rng):
         return out
 
     clauses = rng.randint(0, 4)
-    cnf = (rng.choice(["", "c x\n"]) + f"p cnf {rng.randint(1, 5)} {clauses}\n"
-           + "\n".join(steps(clauses, 2, False)) + "\n")
+    cnf = (
+        rng.choice(["", "c x\n"])
+        + f"p cnf {rng.randint(1, 5)} {clauses}\n"
+        + "\n".join(steps(clauses, 2, False))
+        + "\n"
+    )
     proof = "\n".join(steps(rng.randint(0, 5), 6, True)) + rng.choice(["\n", "", " 0\n"])
-    lits = " ".join(str(rng.choice([-1, 1]) * rng.randint(1, 5))
-                    for _ in range(rng.randint(0, 6)))
+    lits = " ".join(str(rng.choice([-1, 1]) * rng.randint(1, 5)) for _ in range(rng.randint(0, 6)))
     model = rng.choice([f"s SATISFIABLE\nv {lits} 0\n", lits, f"v {lits}\nv 0\n"])
     junk = rng.choice(["", "", "", "x", "p cnf 1 1", "s UNKNOWN", "-", "1 d 0"])
     which = rng.randrange(4)
@@ -295,8 +357,7 @@ def _random_texts(rng):
     return texts
 
 
-def test_when_the_first_part_is_scanned_never_changes_the_answer(parser, tmp_path,
-                                                                 monkeypatch):
+def test_when_the_first_part_is_scanned_never_changes_the_answer(parser, tmp_path, monkeypatch):
     """Files read in chunks of a few bytes, scanned again at every doubling,
     give what one scan of the whole text gives."""
     rng = random.Random(20250612)
@@ -317,7 +378,7 @@ def test_when_the_first_part_is_scanned_never_changes_the_answer(parser, tmp_pat
 def test_a_line_cut_at_a_scan_is_not_read_as_a_whole_line(parser, tmp_path):
     """A header or status line longer than a chunk is never judged by its first part."""
     cnf = tmp_path / "f.cnf"
-    cnf.write_text("p cnf 99999 3" + " " * (1 << 21) + "x\n")   # malformed, not over max_vars
+    cnf.write_text("p cnf 99999 3" + " " * (1 << 21) + "x\n")  # malformed, not over max_vars
     with pytest.raises(DimacsError, match="malformed header"):
         dimacs.parse_files(cnf, None, tmp_path / "absent")
     cnf.write_text(CNF_OK)
@@ -328,20 +389,25 @@ def test_a_line_cut_at_a_scan_is_not_read_as_a_whole_line(parser, tmp_path):
 
 # -- files: the byte caps -----------------------------------------------------------
 
+
 def test_the_default_caps_follow_the_limits():
     assert _bounds.cnf_bytes(LIMITS) == 32 * (50000 + 5000) + (1 << 20)
     assert _bounds.proof_bytes(LIMITS) == 32 * (50000 + 2000) + (1 << 20)
     assert _bounds.model_bytes(LIMITS) == 32 * 10000 + (1 << 20)
     assert _bounds.request_bytes(LIMITS) == 32 * (50000 + 5000 + 10000 + 50000 + 2000) + (1 << 20)
     # The figures the documentation quotes.
-    readme = (os.path.dirname(__file__) + "/../../README.md")
+    readme = os.path.dirname(__file__) + "/../../README.md"
     documented = [_bounds.__doc__, cli.EPILOG + cli.REQUEST_EPILOG]
     if os.path.exists(readme):
         with open(readme, encoding="utf-8") as f:
             documented.append(f.read())
     for text in documented:
-        for cap in (_bounds.request_bytes(LIMITS), _bounds.cnf_bytes(LIMITS),
-                    _bounds.proof_bytes(LIMITS), _bounds.model_bytes(LIMITS)):
+        for cap in (
+            _bounds.request_bytes(LIMITS),
+            _bounds.cnf_bytes(LIMITS),
+            _bounds.proof_bytes(LIMITS),
+            _bounds.model_bytes(LIMITS),
+        ):
             assert f"{cap:,}" in text
 
 
@@ -349,9 +415,12 @@ def test_the_default_caps_follow_the_limits():
 def test_a_file_with_no_tokens_stops_at_its_cap(parser, tmp_path, what):
     ok = tmp_path / "ok.cnf"
     ok.write_text(CNF_OK)
-    endless = gzip_bomb(tmp_path / "c.gz", b"c" + b" comment" * (1 << 17), 1024)   # one line
-    files = {"cnf": (endless, ok, None), "proof": (ok, endless, None),
-             "model": (ok, None, endless)}[what]
+    endless = gzip_bomb(tmp_path / "c.gz", b"c" + b" comment" * (1 << 17), 1024)  # one line
+    files = {
+        "cnf": (endless, ok, None),
+        "proof": (ok, endless, None),
+        "model": (ok, None, endless),
+    }[what]
     start = time.perf_counter()
     with pytest.raises(DimacsError, match="longer than") as info:
         dimacs.parse_files(*files)
@@ -368,8 +437,9 @@ def test_max_bytes_is_the_cap_to_the_byte(parser, tmp_path, what):
     cnf, proof = tmp_path / "ok.cnf", tmp_path / "ok.drup"
     cnf.write_text(CNF_OK)
     proof.write_text("0\n")
-    files = {"cnf": (path, proof, None), "proof": (cnf, path, None),
-             "model": (cnf, None, path)}[what]
+    files = {"cnf": (path, proof, None), "proof": (cnf, path, None), "model": (cnf, None, path)}[
+        what
+    ]
     dimacs.parse_files(*files, max_bytes=len(text))
     with pytest.raises(DimacsError, match=f"longer than {len(text) - 1} bytes") as info:
         dimacs.parse_files(*files, max_bytes=len(text) - 1)
@@ -390,6 +460,7 @@ def test_dev_zero_as_each_file(parser, tmp_path):
 
 
 # -- batch lines ---------------------------------------------------------------------
+
 
 def test_numbered_lines_keeps_lines_up_to_the_cap():
     lines = list(numbered_lines(io.BytesIO(b"abc\nabcd\n\nabcde\nab"), 4))
@@ -424,10 +495,10 @@ def test_an_endless_line_ends_the_input_after_a_bounded_skip():
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_batch_rejects_a_long_line_and_goes_on(tmp_path, jobs):
-    ok = json.dumps({"cnf": {"num_vars": 1, "clauses": [[1]]}, "claim": "sat",
-                     "assignment": [1]})
-    long_line = json.dumps({"cnf": {"num_vars": 1, "clauses": [[1]] * 200}, "claim": "sat",
-                            "assignment": [1]})
+    ok = json.dumps({"cnf": {"num_vars": 1, "clauses": [[1]]}, "claim": "sat", "assignment": [1]})
+    long_line = json.dumps(
+        {"cnf": {"num_vars": 1, "clauses": [[1]] * 200}, "claim": "sat", "assignment": [1]}
+    )
     path = tmp_path / "in.jsonl"
     path.write_text("\n".join([ok, long_line, ok, " " * 5000, ok]) + "\n")
     out = run_cli("batch", "--jobs", jobs, "--max-input-bytes", "1000", str(path))
@@ -440,13 +511,13 @@ def test_batch_rejects_a_long_line_and_goes_on(tmp_path, jobs):
 
 # -- JSON: long integers ------------------------------------------------------------
 
-BIG = "1234567890" * 200_000        # 2 million digits
+BIG = "1234567890" * 200_000  # 2 million digits
 
 
 def test_a_two_million_digit_integer_is_read_in_linear_time():
     start = time.perf_counter()
     value = loads(f'{{"n": -{BIG}, "m": 12}}'.encode())
-    assert time.perf_counter() - start < 5      # quadratic: 81 s
+    assert time.perf_counter() - start < 5  # quadratic: 81 s
     assert isinstance(value["n"], LongInteger) and value["n"].text == "-" + BIG
     assert value["n"] < -(2**62) and value["n"].digits() == len(BIG)
     assert type(value["m"]) is int
@@ -457,6 +528,7 @@ def test_a_two_million_digit_integer_is_read_in_linear_time():
 def test_reading_and_writing_long_integers_leaves_the_digit_guard_alone(monkeypatch):
     def refuse(_):
         raise AssertionError("the interpreter-wide digit guard was changed")
+
     monkeypatch.setattr(sys, "set_int_max_str_digits", refuse)
     before = sys.get_int_max_str_digits()
     request = loads(f'{{"cnf": {{"num_vars": {BIG}, "clauses": []}}}}')
@@ -469,8 +541,7 @@ def test_reading_and_writing_long_integers_leaves_the_digit_guard_alone(monkeypa
 @pytest.mark.parametrize("native", [True, False], ids=["json-int", "own-int"])
 @pytest.mark.parametrize("digits", [SHORT_DIGITS, SHORT_DIGITS + 1, 5000])
 @pytest.mark.parametrize("place", ["num_vars", "-num_vars", "clause", "assignment", "proof"])
-def test_a_long_json_integer_is_rejected_like_the_int(engine, monkeypatch, native, digits,
-                                                      place):
+def test_a_long_json_integer_is_rejected_like_the_int(engine, monkeypatch, native, digits, place):
     """The same error object, byte for byte, as for the exact int in a dict,
     whether json's own int() reads the text or, with the digit guard off (or
     too high to be cheap), the LongInteger path does."""
@@ -479,21 +550,24 @@ def test_a_long_json_integer_is_rejected_like_the_int(engine, monkeypatch, nativ
     sign = -1 if place == "-num_vars" else 1
 
     def request(n):
-        cnf = {"num_vars": n if place.endswith("num_vars") else 2,
-               "clauses": [[n]] if place == "clause" else []}
+        cnf = {
+            "num_vars": n if place.endswith("num_vars") else 2,
+            "clauses": [[n]] if place == "clause" else [],
+        }
         if place == "proof":
             return {"cnf": cnf, "claim": "unsat", "proof": [{"add": [1]}, {"delete": [n]}]}
         return {"cnf": cnf, "claim": "sat", "assignment": [n] if place == "assignment" else []}
 
     with pytest.raises(scc.CheckError) as from_dict:
         scc.run(request(sign * number), engine=engine)
-    digits_text = "1" + "0" * (digits - 2) + "7"          # str(number), which may refuse
+    digits_text = "1" + "0" * (digits - 2) + "7"  # str(number), which may refuse
     text = json.dumps(request(sign * 1234)).replace("1234", digits_text)
     parsed = loads(text)
     with pytest.raises(scc.CheckError) as from_text:
         scc.run(parsed, engine=engine)
     assert any(isinstance(x, LongInteger) for x in _integers(parsed)) is (
-        digits > SHORT_DIGITS and (digits > 4300 or not native))
+        digits > SHORT_DIGITS and (digits > 4300 or not native)
+    )
     assert dumps(from_text.value.to_dict()) == dumps(from_dict.value.to_dict())
     assert dumps(from_text.value.to_dict(), True) == dumps(from_dict.value.to_dict(), True)
 
@@ -510,14 +584,22 @@ def _integers(x):
 
 
 def test_dumps_writes_long_integers_where_json_would():
-    error = {"error": "limit_exceeded", "field": "cnf", "path": "/cnf/num_vars",
-             "limit": "max_vars", "max": 10000, "actual": 987654321, "message": "m\nx"}
+    error = {
+        "error": "limit_exceeded",
+        "field": "cnf",
+        "path": "/cnf/num_vars",
+        "limit": "max_vars",
+        "max": 10000,
+        "actual": 987654321,
+        "message": "m\nx",
+    }
     long_error = {**error, "actual": LongInteger(BIG)}
     for pretty, kwargs in ((False, {"separators": (",", ":")}), (True, {"indent": 2})):
         assert dumps(long_error, pretty) == json.dumps(error, **kwargs).replace("987654321", BIG)
     nested = {"a": [1, {"b": [2]}], "actual": LongInteger("-" + BIG)}
-    assert dumps(nested, True) == json.dumps({"a": [1, {"b": [2]}], "actual": -5},
-                                             indent=2).replace("-5", "-" + BIG)
+    assert dumps(nested, True) == json.dumps(
+        {"a": [1, {"b": [2]}], "actual": -5}, indent=2
+    ).replace("-5", "-" + BIG)
 
 
 def test_long_ints_are_written_exactly_without_str():
@@ -525,15 +607,17 @@ def test_long_ints_are_written_exactly_without_str():
     for _ in range(50):
         bits = rng.randint(2001, 13000)
         value = (rng.getrandbits(bits) | 1 << (bits - 1)) * rng.choice([1, -1])
-        expected = str(value)           # at most 4300 digits: the guard allows it here
+        expected = str(value)  # at most 4300 digits: the guard allows it here
         assert dumps({"actual": value}) == '{"actual":' + expected + "}"
-        assert number_text(value) == f"{'-' if value < 0 else ''}(an integer of " \
-                                     f"{len(expected.lstrip('-'))} digits)"
+        assert (
+            number_text(value) == f"{'-' if value < 0 else ''}(an integer of "
+            f"{len(expected.lstrip('-'))} digits)"
+        )
 
 
 # -- the command line under an address-space limit ----------------------------------
 
-MEMORY = 1 << 30            # address space for the child: the interpreter needs some
+MEMORY = 1 << 30  # address space for the child: the interpreter needs some
 
 
 # Started by a small launcher process: on Linux a process's peak RSS counts what
@@ -565,9 +649,13 @@ def run_cli(*args, stdin=b"", pure=False, timeout=60):
         paths = [os.path.join(tmp, name) for name in ("stdin", "stdout", "stderr")]
         with open(paths[0], "wb") as f:
             f.write(stdin)
-        launched = subprocess.run([sys.executable, "-c", LAUNCHER, str(MEMORY), str(timeout),
-                                   *paths, *argv], env=env, capture_output=True,
-                                  timeout=timeout, check=True)
+        launched = subprocess.run(
+            [sys.executable, "-c", LAUNCHER, str(MEMORY), str(timeout), *paths, *argv],
+            env=env,
+            capture_output=True,
+            timeout=timeout,
+            check=True,
+        )
         code, maxrss, elapsed = launched.stdout.split()
         with open(paths[1], "rb") as f1, open(paths[2], "rb") as f2:
             out = subprocess.CompletedProcess(argv, int(code), f1.read(), f2.read())
@@ -579,42 +667,48 @@ def run_cli(*args, stdin=b"", pure=False, timeout=60):
 def _reproducers(tmp_path):
     ok = tmp_path / "ok.cnf"
     ok.write_text(CNF_OK)
-    unsat = tmp_path / "unsat.cnf"      # every "0" step of the bomb is RUP here
+    unsat = tmp_path / "unsat.cnf"  # every "0" step of the bomb is RUP here
     unsat.write_text("p cnf 1 2\n1 0\n-1 0\n")
     bomb = gzip_bomb(tmp_path / "b.drup.gz", b"0\n" * (1 << 19), 1024)
     model = tmp_path / "m.gz"
     model.write_bytes(gzip.compress(b"v") + gzip.compress(b" 1" * (1 << 19)) * 256)
     big = tmp_path / "big.json"
-    big.write_text(f'{{"cnf": {{"num_vars": {BIG}, "clauses": []}}, "claim": "sat", '
-                   '"assignment": []}')
+    big.write_text(
+        f'{{"cnf": {{"num_vars": {BIG}, "clauses": []}}, "claim": "sat", "assignment": []}}'
+    )
     cases = [
         (("request", "--cnf", unsat, "--proof", bomb, "--check"), "max_proof_steps"),
         (("request", "--cnf", ok, "--model", model, "--check"), "max_assignment_literals"),
         (("check", big), "max_vars"),
     ]
     if os.path.exists("/dev/zero"):
-        cases += [(("check", "/dev/zero"), "invalid_input"),
-                  (("batch", "/dev/zero"), "invalid_input"),
-                  (("request", "--cnf", "/dev/zero", "--proof", bomb, "--check"), None)]
+        cases += [
+            (("check", "/dev/zero"), "invalid_input"),
+            (("batch", "/dev/zero"), "invalid_input"),
+            (("request", "--cnf", "/dev/zero", "--proof", bomb, "--check"), None),
+        ]
     return [(tuple(map(str, args)), expected) for args, expected in cases]
 
 
-@pytest.mark.parametrize("pure", [pytest.param(False, marks=pytest.mark.compiled), True],
-                         ids=["compiled", "pure"])
+@pytest.mark.parametrize(
+    "pure", [pytest.param(False, marks=pytest.mark.compiled), True], ids=["compiled", "pure"]
+)
 def test_the_reproducers_are_rejected_fast_in_bounded_memory(tmp_path, pure):
     for args, expected in _reproducers(tmp_path):
         out = run_cli(*args, pure=pure)
         assert out.returncode == 2, (args, out.stderr[-500:])
         assert b"Traceback" not in out.stderr and out.stderr.count(b"\n") >= 1, args
-        assert out.elapsed < 10, args          # a shared machine: generous
+        assert out.elapsed < 10, args  # a shared machine: generous
         assert out.maxrss < 100 * 1024, (args, out.maxrss)
-        if expected is None:            # NUL bytes, one endless run: a line on stderr only
+        if expected is None:  # NUL bytes, one endless run: a line on stderr only
             assert out.stdout == b"" and b"without whitespace" in out.stderr
             continue
-        if expected == "max_vars":     # the exact integer, written back
-            assert out.stdout.startswith(b'{"error":"limit_exceeded","field":"cnf",'
-                                         b'"path":"/cnf/num_vars","limit":"max_vars",'
-                                         b'"max":10000,"actual":' + BIG.encode() + b',"message"')
+        if expected == "max_vars":  # the exact integer, written back
+            assert out.stdout.startswith(
+                b'{"error":"limit_exceeded","field":"cnf",'
+                b'"path":"/cnf/num_vars","limit":"max_vars",'
+                b'"max":10000,"actual":' + BIG.encode() + b',"message"'
+            )
             continue
         error = json.loads(out.stdout.splitlines()[0])
         assert expected in (error.get("limit"), error["error"]), (args, error)
@@ -627,8 +721,9 @@ def test_request_without_check_writes_nothing_when_reading_stops(tmp_path):
     out = run_cli("request", "--cnf", str(ok), "--proof", str(proof))
     assert (out.returncode, out.stdout) == (2, b"")
     assert out.stderr.startswith(b"sat-claim-check: limit_exceeded at /proof: ")
-    out = run_cli("request", "--cnf", str(ok), "--proof", str(proof),
-                  "--limit", "max_proof_steps=3000")
+    out = run_cli(
+        "request", "--cnf", str(ok), "--proof", str(proof), "--limit", "max_proof_steps=3000"
+    )
     assert out.returncode == 0 and out.stdout.count(b'{"add":[]}') == 3000
 
 
@@ -640,7 +735,8 @@ def test_check_refuses_a_request_over_its_cap_and_takes_one_at_it():
     out = run_cli("check", "-", "--max-input-bytes", str(len(padded) - 1), stdin=padded)
     assert out.returncode == 2 and out.stdout.startswith(
         b'{"error":"invalid_input","field":null,"path":"","message":"the request in standard '
-        b'input is longer than ' + str(len(padded) - 1).encode())
+        b"input is longer than " + str(len(padded) - 1).encode()
+    )
 
 
 def test_the_default_request_cap_admits_a_maximal_pretty_printed_request():

@@ -42,9 +42,9 @@ def unsat(cnf, proof):
 
 # -- CNF ----------------------------------------------------------------------
 
+
 def test_cnf_comments_blank_lines_and_spanning_clauses(parser):
-    text = ("c a comment\n\nc another\r\np cnf 3 3\n 1\t-2 0\n3\nc inside a clause\n"
-            "-1 0\n0\n")
+    text = "c a comment\n\nc another\r\np cnf 3 3\n 1\t-2 0\n3\nc inside a clause\n-1 0\n0\n"
     req = unsat(text, "0\n")
     assert req["cnf"] == {"num_vars": 3, "clauses": [[1, -2], [3, -1], []]}
     assert list(req) == ["cnf", "claim", "proof"]
@@ -59,30 +59,41 @@ def test_str_and_bytes_give_the_same_request(parser):
     assert unsat("p cnf 1 1\n1 0\n", "d 1 0\n0\n") == unsat(b"p cnf 1 1\n1 0\n", b"d 1 0\n0\n")
 
 
-@pytest.mark.parametrize("text, line, message", [
-    ("p cnf 2 1\n1 2\n", 2, "CNF: the clause starting on this line has no terminating 0"),
-    ("p cnf 3 2\n1 0\n2\nc x\n3\n", 3, "no terminating 0"),
-    ("c x\np cnf 2 3\n1 0\n2 0\n", 2, "CNF: the header declares 3 clauses but the formula has 2"),
-    ("p cnf 2 1\n1 0\n2 0\n", 1, "declares 1 clauses but the formula has 2"),
-    ("p cnf 2 1\n1 -3 0\n", 2, "CNF: the literal -3 is out of range: the header declares 2"),
-    ("1 2 0\np cnf 2 1\n", 1, "CNF: a clause before the 'p cnf' header"),
-    ("", 1, "CNF: no 'p cnf VARIABLES CLAUSES' header"),
-    ("c only a comment\n", 1, "no 'p cnf"),
-    ("p cnf 2\n", 1, "CNF: malformed header 'p cnf 2'"),
-    ("c\n  p dnf 2 1  \n1 0\n", 2, "malformed header 'p dnf 2 1'"),
-    ("p cnf -1 0\n", 1, "malformed header"),
-    ("p cnf 1 0 7\n", 1, "malformed header"),
-    ("p cnf 2147483648 0\n", 1, "malformed header"),
-    ("p cnf 2 1\np cnf 2 1\n1 0\n", 2, "CNF: a second 'p' header"),
-    ("p cnf 2 1\n1 x 0\n", 2, "CNF: 'x' is not an integer"),
-    ("p cnf 2 1\n1 +2 0\n", 2, "'+2' is not an integer"),
-    ("p cnf 20 1\n1_0 0\n", 2, "'1_0' is not an integer"),
-    ("p cnf 2 1\n1.0 0\n", 2, "'1.0' is not an integer"),
-    ("p cnf 2 1\n1 - 0\n", 2, "'-' is not an integer"),
-    ("p cnf 2 1\n1 2 c 0\n", 2, "'c' is not an integer"),
-    ("p cnf 2 1\nd 1 0\n", 2, "'d' is not an integer"),
-    ("p cnf 2 1\n\n\n1 2147483648 0\n", 4, "the literal '2147483648' is out of the 32-bit range"),
-])
+@pytest.mark.parametrize(
+    "text, line, message",
+    [
+        ("p cnf 2 1\n1 2\n", 2, "CNF: the clause starting on this line has no terminating 0"),
+        ("p cnf 3 2\n1 0\n2\nc x\n3\n", 3, "no terminating 0"),
+        (
+            "c x\np cnf 2 3\n1 0\n2 0\n",
+            2,
+            "CNF: the header declares 3 clauses but the formula has 2",
+        ),
+        ("p cnf 2 1\n1 0\n2 0\n", 1, "declares 1 clauses but the formula has 2"),
+        ("p cnf 2 1\n1 -3 0\n", 2, "CNF: the literal -3 is out of range: the header declares 2"),
+        ("1 2 0\np cnf 2 1\n", 1, "CNF: a clause before the 'p cnf' header"),
+        ("", 1, "CNF: no 'p cnf VARIABLES CLAUSES' header"),
+        ("c only a comment\n", 1, "no 'p cnf"),
+        ("p cnf 2\n", 1, "CNF: malformed header 'p cnf 2'"),
+        ("c\n  p dnf 2 1  \n1 0\n", 2, "malformed header 'p dnf 2 1'"),
+        ("p cnf -1 0\n", 1, "malformed header"),
+        ("p cnf 1 0 7\n", 1, "malformed header"),
+        ("p cnf 2147483648 0\n", 1, "malformed header"),
+        ("p cnf 2 1\np cnf 2 1\n1 0\n", 2, "CNF: a second 'p' header"),
+        ("p cnf 2 1\n1 x 0\n", 2, "CNF: 'x' is not an integer"),
+        ("p cnf 2 1\n1 +2 0\n", 2, "'+2' is not an integer"),
+        ("p cnf 20 1\n1_0 0\n", 2, "'1_0' is not an integer"),
+        ("p cnf 2 1\n1.0 0\n", 2, "'1.0' is not an integer"),
+        ("p cnf 2 1\n1 - 0\n", 2, "'-' is not an integer"),
+        ("p cnf 2 1\n1 2 c 0\n", 2, "'c' is not an integer"),
+        ("p cnf 2 1\nd 1 0\n", 2, "'d' is not an integer"),
+        (
+            "p cnf 2 1\n\n\n1 2147483648 0\n",
+            4,
+            "the literal '2147483648' is out of the 32-bit range",
+        ),
+    ],
+)
 def test_cnf_errors_name_the_line(parser, text, line, message):
     with pytest.raises(DimacsError) as info:
         unsat(text, "0\n")
@@ -95,10 +106,16 @@ def test_cnf_errors_name_the_line(parser, text, line, message):
 
 # -- DRUP -----------------------------------------------------------------------
 
+
 def test_drup_steps_deletions_and_comments(parser):
     proof = "c proof\n1 2 0\nd 1 2 0\n\nd 0\n-2\n 1 0\n0\n"
     assert unsat("p cnf 2 1\n1 0\n", proof)["proof"] == [
-        {"add": [1, 2]}, {"delete": [1, 2]}, {"delete": []}, {"add": [-2, 1]}, {"add": []}]
+        {"add": [1, 2]},
+        {"delete": [1, 2]},
+        {"delete": []},
+        {"add": [-2, 1]},
+        {"add": []},
+    ]
 
 
 def test_drup_literals_above_num_vars_are_left_to_the_contract(parser):
@@ -109,18 +126,21 @@ def test_drup_literals_above_num_vars_are_left_to_the_contract(parser):
     assert res["first_discrepancy"]["literal"] == 5
 
 
-@pytest.mark.parametrize("proof, line, message", [
-    ("1 2 0\nd 1\n", 2, "proof: the step starting on this line has no terminating 0"),
-    ("1 2 0\n1 2", 2, "no terminating 0"),
-    ("d\n", 1, "no terminating 0"),
-    ("1 d 2 0\n", 1, "proof: 'd' inside a step"),
-    ("d d 1 0\n", 1, "'d' inside a step"),
-    ("c\nd1 2 0\n", 2, "'d1' is not an integer (write 'd' and the literals apart"),
-    ("p cnf 1 1\n", 1, "'p' is not an integer"),
-    ("1 0\n-2147483648 0\n", 2, "out of the 32-bit range"),
-    ("1 0\nb 1 0\n", 2, "'b' is not an integer"),     # ("a 1 0" reads as binary DRUP)
-    ("1 2 0 x\n", 1, "'x' is not an integer"),
-])
+@pytest.mark.parametrize(
+    "proof, line, message",
+    [
+        ("1 2 0\nd 1\n", 2, "proof: the step starting on this line has no terminating 0"),
+        ("1 2 0\n1 2", 2, "no terminating 0"),
+        ("d\n", 1, "no terminating 0"),
+        ("1 d 2 0\n", 1, "proof: 'd' inside a step"),
+        ("d d 1 0\n", 1, "'d' inside a step"),
+        ("c\nd1 2 0\n", 2, "'d1' is not an integer (write 'd' and the literals apart"),
+        ("p cnf 1 1\n", 1, "'p' is not an integer"),
+        ("1 0\n-2147483648 0\n", 2, "out of the 32-bit range"),
+        ("1 0\nb 1 0\n", 2, "'b' is not an integer"),  # ("a 1 0" reads as binary DRUP)
+        ("1 2 0 x\n", 1, "'x' is not an integer"),
+    ],
+)
 def test_drup_errors_name_the_line(parser, proof, line, message):
     with pytest.raises(DimacsError) as info:
         unsat("p cnf 2 1\n1 0\n", proof)
@@ -147,7 +167,10 @@ def test_gzip_files_are_read_transparently(tmp_path):
     cnf.write_bytes(gzip.compress(b"p cnf 1 2\n1 0\n-1 0\n"))
     proof.write_bytes(gzip.compress(b"0\n"))
     assert request_from_files(cnf, proof) == {
-        "cnf": {"num_vars": 1, "clauses": [[1], [-1]]}, "claim": "unsat", "proof": [{"add": []}]}
+        "cnf": {"num_vars": 1, "clauses": [[1], [-1]]},
+        "claim": "unsat",
+        "proof": [{"add": []}],
+    }
     proof.write_bytes(gzip.compress(b"0\n")[:-4])
     with pytest.raises(DimacsError, match="truncated gzip data"):
         request_from_files(cnf, proof)
@@ -169,27 +192,37 @@ def test_request_from_dimacs_is_exported():
 
 # -- models ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("model, expected", [
-    ("c solver\ns SATISFIABLE\nv 1 -2\nv 3 0\n", [1, -2, 3]),
-    ("v 1 -2 3\nv 0\n", [1, -2, 3]),
-    ("1 -2 3 0\n", [1, -2, 3]),
-    ("1\n-2\n3", [1, -2, 3]),
-    ("0\n", []),
-    ("v 0", []),
-])
+
+@pytest.mark.parametrize(
+    "model, expected",
+    [
+        ("c solver\ns SATISFIABLE\nv 1 -2\nv 3 0\n", [1, -2, 3]),
+        ("v 1 -2 3\nv 0\n", [1, -2, 3]),
+        ("1 -2 3 0\n", [1, -2, 3]),
+        ("1\n-2\n3", [1, -2, 3]),
+        ("0\n", []),
+        ("v 0", []),
+    ],
+)
 def test_models(model, expected):
     req = request_from_dimacs("p cnf 3 1\n1 2 0\n", model=model)
-    assert req == {"cnf": {"num_vars": 3, "clauses": [[1, 2]]}, "claim": "sat",
-                   "assignment": expected}
+    assert req == {
+        "cnf": {"num_vars": 3, "clauses": [[1, 2]]},
+        "claim": "sat",
+        "assignment": expected,
+    }
 
 
-@pytest.mark.parametrize("model, line, message", [
-    ("s UNSATISFIABLE\n", 1, "model: the solver answered 'UNSATISFIABLE', not SATISFIABLE"),
-    ("s SATISFIABLE\nv 1 0\n2\n", 3, "'v' lines mixed with plain literal lines"),
-    ("v 1 0\nv 2 0\n", 2, "model: '2' after the terminating 0 (line 1)"),
-    ("v 1 x 0\n", 1, "model: 'x' is not an integer"),
-    ("c nothing\ns SATISFIABLE\n", None, "model: no literals"),
-])
+@pytest.mark.parametrize(
+    "model, line, message",
+    [
+        ("s UNSATISFIABLE\n", 1, "model: the solver answered 'UNSATISFIABLE', not SATISFIABLE"),
+        ("s SATISFIABLE\nv 1 0\n2\n", 3, "'v' lines mixed with plain literal lines"),
+        ("v 1 0\nv 2 0\n", 2, "model: '2' after the terminating 0 (line 1)"),
+        ("v 1 x 0\n", 1, "model: 'x' is not an integer"),
+        ("c nothing\ns SATISFIABLE\n", None, "model: no literals"),
+    ],
+)
 def test_model_errors(model, line, message):
     with pytest.raises(DimacsError) as info:
         request_from_dimacs("p cnf 3 1\n1 2 0\n", model=model)
@@ -222,8 +255,7 @@ LIMIT_CASES = [
 def test_run_dimacs_equals_check_of_the_request(engine, cnf, proof, model, limits):
     request = request_from_dimacs(cnf, proof=proof, model=model)
     expected = outcome(request, engine, limits)
-    got = observe(lambda: run_dimacs(cnf, proof=proof, model=model, engine=engine,
-                                     limits=limits))
+    got = observe(lambda: run_dimacs(cnf, proof=proof, model=model, engine=engine, limits=limits))
     assert got == expected
 
 
@@ -235,13 +267,24 @@ def test_the_limit_cases_cover_every_outcome():
         except scc.CheckError as err:
             obj = err.to_dict()
         kinds.add(obj.get("limit") or obj.get("error") or obj["reason"])
-    assert kinds >= {"max_vars", "max_clauses", "max_total_literals", "max_proof_steps",
-                     "max_proof_literals", "max_propagation_work", "max_assignment_literals",
-                     "invalid_input", "literal_out_of_range", "deleted_clause_not_found",
-                     "assignment_variable_out_of_range", "clause_undetermined"}
+    assert kinds >= {
+        "max_vars",
+        "max_clauses",
+        "max_total_literals",
+        "max_proof_steps",
+        "max_proof_literals",
+        "max_propagation_work",
+        "max_assignment_literals",
+        "invalid_input",
+        "literal_out_of_range",
+        "deleted_clause_not_found",
+        "assignment_variable_out_of_range",
+        "clause_undetermined",
+    }
 
 
 # -- the corpus -----------------------------------------------------------------
+
 
 def corpus_pairs(corpus: Path) -> list[tuple[Path, dict[str, Any]]]:
     return [(corpus / name, e) for name, e in corpus_expected(corpus).items()]
@@ -272,8 +315,7 @@ def test_corpus_run_files_gives_the_expected_results(engine, corpus, tmp_path):
             continue
         request = json.loads(base.with_suffix(".json").read_text())
         if request["claim"] == "unsat":
-            report = run_files(base.with_suffix(".cnf"), base.with_suffix(".drup"),
-                               engine=engine)
+            report = run_files(base.with_suffix(".cnf"), base.with_suffix(".drup"), engine=engine)
         else:
             model = tmp_path / "model.txt"
             model.write_text(" ".join(map(str, request["assignment"])))
@@ -286,8 +328,12 @@ def test_corpus_run_files_gives_the_expected_results(engine, corpus, tmp_path):
 @pytest.mark.compiled
 def test_a_large_tier_proof_with_raised_limits(corpus):
     entry = next(i for i in corpus_instances(corpus) if i["name"].startswith("l003-"))
-    report = run_files(corpus / entry["files"]["cnf"], corpus / entry["files"]["drup"],
-                       engine="compiled", limits=scc.Limits.unlimited())
+    report = run_files(
+        corpus / entry["files"]["cnf"],
+        corpus / entry["files"]["drup"],
+        engine="compiled",
+        limits=scc.Limits.unlimited(),
+    )
     strict = entry["strict"]
     assert report.result["valid"] is strict["valid"]
     assert report.result["steps_checked"] == strict["steps_checked"] == entry["proof_steps"]
@@ -299,14 +345,46 @@ def test_a_large_tier_proof_with_raised_limits(corpus):
 
 # -- the compiled parser against the pure one -------------------------------------
 
+
 @pytest.mark.compiled
 def test_compiled_parser_equals_pure_parser_on_random_text() -> None:
     compiled = importlib.import_module("sat_claim_check._engines.scan_c")
     rng = random.Random(20240607)
-    pieces = ["0", "1", "-2", "3", "12", "-0", "00", "d", "c", "p", "cnf", "%", "x", "+1",
-              "2147483647", "-2147483648", "2147483648", " ", " ", " ", "\t", "\r",
-              "\n", "\n", "\n", "1_0", "p cnf 3 4\n", "p cnf 3 2\n", "c comment\n",
-              "d 1 2 0\n", "1 -3 0\n", "\x00", "\xff"]
+    pieces = [
+        "0",
+        "1",
+        "-2",
+        "3",
+        "12",
+        "-0",
+        "00",
+        "d",
+        "c",
+        "p",
+        "cnf",
+        "%",
+        "x",
+        "+1",
+        "2147483647",
+        "-2147483648",
+        "2147483648",
+        " ",
+        " ",
+        " ",
+        "\t",
+        "\r",
+        "\n",
+        "\n",
+        "\n",
+        "1_0",
+        "p cnf 3 4\n",
+        "p cnf 3 2\n",
+        "c comment\n",
+        "d 1 2 0\n",
+        "1 -3 0\n",
+        "\x00",
+        "\xff",
+    ]
     cnf_codes, drup_codes = collections.Counter(), collections.Counter()
     for _ in range(3000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30))).encode("latin-1")

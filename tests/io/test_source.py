@@ -45,16 +45,19 @@ def _read(path, chunk_size: int) -> list[bytes]:
 
 
 # Data with long runs (compressible) and random bytes.
-payloads = st.lists(st.one_of(st.binary(max_size=300),
-                              st.tuples(st.integers(0, 255), st.integers(1, 5000)).map(
-                                  lambda t: bytes([t[0]]) * t[1])),
-                    max_size=8).map(b"".join)
+payloads = st.lists(
+    st.one_of(
+        st.binary(max_size=300),
+        st.tuples(st.integers(0, 255), st.integers(1, 5000)).map(lambda t: bytes([t[0]]) * t[1]),
+    ),
+    max_size=8,
+).map(b"".join)
 
 
-@settings(max_examples=60, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.sampled_from([None, *FORMATS]), payloads, st.integers(1, 5000),
-       st.integers(1, 3))
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.sampled_from([None, *FORMATS]), payloads, st.integers(1, 5000), st.integers(1, 3))
 def test_each_format_round_trips_in_bounded_chunks(tmp_path, fmt, data, chunk_size, members):
     path = tmp_path / "data"
     parts = [data[i::members] for i in range(members)] if fmt else [data]
@@ -71,7 +74,7 @@ def test_compression_by_magic_bytes():
     assert compression(gzip.compress(b"x")[:MAGIC_BYTES]) == "gzip"
     assert compression(lzma.compress(b"x")[:MAGIC_BYTES]) == "xz"
     assert compression(bz2.compress(b"x")[:MAGIC_BYTES]) == "bz2"
-    assert compression(lzma.compress(b"x", format=lzma.FORMAT_ALONE)) is None    # not xz
+    assert compression(lzma.compress(b"x", format=lzma.FORMAT_ALONE)) is None  # not xz
     for head in (b"", b"\x1f", b"\xfd7zXZ", b"BZ", b"p cnf 1 1\n", b"a\x02\x00"):
         assert compression(head) is None, head
 
@@ -88,18 +91,23 @@ def test_corrupt_truncated_and_trailing_bytes_raise(tmp_path, fmt):
     # Seeded: a flipped byte in random data can also read as a truncated member.
     good = COMPRESS[fmt](random.Random(fmt).randbytes(3000) + b"x" * 3000)
     middle = len(good) // 2
-    flipped = good[:middle] + bytes([good[middle] ^ 0x55]) + good[middle + 1:]
-    cases = [("truncated", good[:-4]), ("truncated", good[:middle]),
-             ("truncated", good[:MAGIC_BYTES]), ("cannot decompress", flipped),
-             ("other bytes follow", good + b"trailing"),
-             ("other bytes follow", good + b"\x00\x00x")]
+    flipped = good[:middle] + bytes([good[middle] ^ 0x55]) + good[middle + 1 :]
+    cases = [
+        ("truncated", good[:-4]),
+        ("truncated", good[:middle]),
+        ("truncated", good[:MAGIC_BYTES]),
+        ("cannot decompress", flipped),
+        ("other bytes follow", good + b"trailing"),
+        ("other bytes follow", good + b"\x00\x00x"),
+    ]
     for n, (message, data) in enumerate(cases):
         path = tmp_path / f"bad{n}"
         path.write_bytes(data)
         with pytest.raises(SourceError) as info:
             _read(path, 1000)
         assert f"{message} {fmt} data" in str(info.value) or (
-            message in str(info.value) and f"{fmt} data" in str(info.value)), (n, info.value)
+            message in str(info.value) and f"{fmt} data" in str(info.value)
+        ), (n, info.value)
         assert isinstance(info.value, ValueError)
 
 
@@ -108,7 +116,7 @@ def test_plain_data_and_empty_files_pass_as_they_are(tmp_path):
     path.write_bytes(b"")
     source = chunks(path, 10)
     assert list(source) == [] and source.compression is None and source.size == 0
-    path.write_bytes(b"\x1f")            # half a gzip magic: plain
+    path.write_bytes(b"\x1f")  # half a gzip magic: plain
     assert _read(path, 10) == [b"\x1f"]
 
 
@@ -132,8 +140,9 @@ def bombs(tmp_path_factory):
     return base
 
 
-@pytest.mark.parametrize(("fmt", "expanded"), [("gzip", 1 << 30), ("xz", 96 << 20),
-                                                ("bz2", 96 << 20)])
+@pytest.mark.parametrize(
+    ("fmt", "expanded"), [("gzip", 1 << 30), ("xz", 96 << 20), ("bz2", 96 << 20)]
+)
 def test_a_bomb_is_expanded_a_chunk_at_a_time_under_a_memory_limit(bombs, fmt, expanded):
     path = bombs / fmt
     assert path.stat().st_size * 1000 < expanded
@@ -156,8 +165,9 @@ def test_a_bomb_is_expanded_a_chunk_at_a_time_under_a_memory_limit(bombs, fmt, e
     """)
     if not Path("/proc/self/status").exists():
         pytest.skip("no /proc/self/status to measure the address space")
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["ok", "True"]
 
@@ -180,7 +190,7 @@ def test_closing_early_closes_the_file(tmp_path, fmt):
     with chunks(path, 100) as source:
         next(source)
     assert _fds() == before
-    list(chunks(path, 100000))             # read to the end: closed too
+    list(chunks(path, 100000))  # read to the end: closed too
     assert _fds() == before
 
 
@@ -190,10 +200,9 @@ def test_a_named_pipe_is_read_as_it_is_written(tmp_path, fmt):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     first, second = b"p cnf 2 1\n" + b"1 -2 0\n" * 50, b"c the rest\n" * 50
-    if fmt == "gzip":          # a sync flush makes the first part readable at once
+    if fmt == "gzip":  # a sync flush makes the first part readable at once
         c = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
-        writes = [c.compress(first) + c.flush(zlib.Z_SYNC_FLUSH),
-                  c.compress(second) + c.flush()]
+        writes = [c.compress(first) + c.flush(zlib.Z_SYNC_FLUSH), c.compress(second) + c.flush()]
     else:
         writes = [first, second]
     got_first = threading.Event()
@@ -237,16 +246,23 @@ STDIN_SCRIPT = textwrap.dedent("""
 def test_dash_reads_standard_input(tmp_path, fmt):
     data = b"1 2 0\nd 1 2 0\n" * 20
     stored = COMPRESS[fmt](data)
-    piped = subprocess.run([sys.executable, "-c", STDIN_SCRIPT], input=stored,
-                           capture_output=True, timeout=60)
+    piped = subprocess.run(
+        [sys.executable, "-c", STDIN_SCRIPT], input=stored, capture_output=True, timeout=60
+    )
     assert piped.returncode == 0, piped.stderr
-    assert piped.stdout.split() == [str(len(data)).encode(), b"None", str(fmt).encode(),
-                                    b"<stdin>", data.hex().encode()]
+    assert piped.stdout.split() == [
+        str(len(data)).encode(),
+        b"None",
+        str(fmt).encode(),
+        b"<stdin>",
+        data.hex().encode(),
+    ]
     path = tmp_path / "stdin"
     path.write_bytes(stored)
-    with open(path, "rb") as f:       # a regular file as standard input: its size is known
-        redirected = subprocess.run([sys.executable, "-c", STDIN_SCRIPT], stdin=f,
-                                    capture_output=True, timeout=60)
+    with open(path, "rb") as f:  # a regular file as standard input: its size is known
+        redirected = subprocess.run(
+            [sys.executable, "-c", STDIN_SCRIPT], stdin=f, capture_output=True, timeout=60
+        )
     assert redirected.returncode == 0, redirected.stderr
     assert redirected.stdout.split()[1] == str(len(stored)).encode()
 

@@ -40,38 +40,44 @@ def unsat_cnf(tmp_path: Path) -> Path:
     return write(tmp_path / "f.cnf", UNSAT_CNF)
 
 
-def test_a_failing_step_before_a_malformed_line_is_the_verdict(unsat_cnf: Path,
-                                                               tmp_path: Path,
-                                                               engine: str) -> None:
+def test_a_failing_step_before_a_malformed_line_is_the_verdict(
+    unsat_cnf: Path, tmp_path: Path, engine: str
+) -> None:
     # Step 2 deletes the clause {1, 2} a second time: it is not there any more.
     proof = write(tmp_path / "p.drup", "2 0\nd 1 2 0\nd 1 2 0\nthis is not DRUP\n")
     result = run_files(unsat_cnf, proof, engine=engine).result
     assert (result["reason"], result["first_discrepancy"]["step_index"]) == (
-        "deleted_clause_not_found", 2)
+        "deleted_clause_not_found",
+        2,
+    )
     with pytest.raises(DimacsError, match="not an integer"):
-        request_from_files(unsat_cnf, proof)     # the whole text first: malformed
+        request_from_files(unsat_cnf, proof)  # the whole text first: malformed
 
 
-def test_a_malformed_line_before_any_failure_is_the_error(unsat_cnf: Path, tmp_path: Path,
-                                                          engine: str) -> None:
+def test_a_malformed_line_before_any_failure_is_the_error(
+    unsat_cnf: Path, tmp_path: Path, engine: str
+) -> None:
     proof = write(tmp_path / "p.drup", "2 0\nd 1 2 0\n2 x 0\n0\n")
     with pytest.raises(DimacsError) as info:
         run_files(unsat_cnf, proof, engine=engine)
     assert (info.value.file, info.value.line) == (str(proof), 3)
 
 
-def test_a_failing_step_before_a_limit_is_the_verdict(unsat_cnf: Path, tmp_path: Path,
-                                                      engine: str) -> None:
+def test_a_failing_step_before_a_limit_is_the_verdict(
+    unsat_cnf: Path, tmp_path: Path, engine: str
+) -> None:
     # Without the clause {1, 2} the lemma 2 is not RUP: step 1 fails, before the
     # step limit of 10 is passed.
     proof = write(tmp_path / "p.drup", "d 1 1 2 0\n" + "2 0\n" * 50)
     limits = scc.Limits(max_proof_steps=10)
     result = run_files(unsat_cnf, proof, engine=engine, limits=limits).result
-    assert (result["reason"], result["first_discrepancy"]["step_index"]) == (
-        "lemma_not_rup", 1)
+    assert (result["reason"], result["first_discrepancy"]["step_index"]) == ("lemma_not_rup", 1)
     with pytest.raises(scc.LimitExceeded):
-        scc.run(request_from_files(unsat_cnf, proof, limits=scc.Limits.unlimited()),
-                engine=engine, limits=limits)
+        scc.run(
+            request_from_files(unsat_cnf, proof, limits=scc.Limits.unlimited()),
+            engine=engine,
+            limits=limits,
+        )
 
 
 def test_every_corpus_proof_gives_run_s_report(corpus: Path, engine: str) -> None:
@@ -85,14 +91,19 @@ def test_every_corpus_proof_gives_run_s_report(corpus: Path, engine: str) -> Non
 
 def test_progress_and_reading_are_called_per_part(tmp_path: Path, engine: str) -> None:
     cnf = write(tmp_path / "f.cnf", UNSAT_CNF)
-    lines = "2 0\nd 2 0\n" * 200_000 + GOOD_PROOF     # about 2.4 MB: a few parts
+    lines = "2 0\nd 2 0\n" * 200_000 + GOOD_PROOF  # about 2.4 MB: a few parts
     proof = write(tmp_path / "p.drup", lines)
     seen: list[tuple[int, int | None]] = []
     steps: list[int] = []
     limits = scc.Limits.unlimited()
-    report = run_files(cnf, proof, engine=engine, limits=limits,
-                       progress=lambda s, w: steps.append(s),
-                       reading=lambda read, total: seen.append((read, total)))
+    report = run_files(
+        cnf,
+        proof,
+        engine=engine,
+        limits=limits,
+        progress=lambda s, w: steps.append(s),
+        reading=lambda read, total: seen.append((read, total)),
+    )
     assert report.result["valid"]
     assert len(seen) >= 2 and seen[-1] == (len(lines), len(lines))
     assert all(a[0] <= b[0] for a, b in zip(seen, seen[1:]))
@@ -100,6 +111,7 @@ def test_progress_and_reading_are_called_per_part(tmp_path: Path, engine: str) -
 
 
 # -- named pipes and standard input --------------------------------------------------
+
 
 def _fifo(tmp_path: Path) -> Path:
     if not hasattr(os, "mkfifo"):
@@ -109,8 +121,9 @@ def _fifo(tmp_path: Path) -> Path:
     return path
 
 
-def test_a_pipe_is_checked_while_its_writer_writes(tmp_path: Path, engine: str,
-                                                   slack: float) -> None:
+def test_a_pipe_is_checked_while_its_writer_writes(
+    tmp_path: Path, engine: str, slack: float
+) -> None:
     cnf = write(tmp_path / "f.cnf", UNSAT_CNF)
     fifo = _fifo(tmp_path)
     closed_at: list[float] = []
@@ -131,7 +144,7 @@ def test_a_pipe_is_checked_while_its_writer_writes(tmp_path: Path, engine: str,
     done = time.monotonic()
     thread.join()
     assert report.result["valid"] and report.result["steps_checked"] == 4002
-    assert done - closed_at[0] < 0.2 * slack      # the verdict follows the writer's close
+    assert done - closed_at[0] < 0.2 * slack  # the verdict follows the writer's close
 
 
 def test_reading_a_pipe_stops_at_the_first_failing_step(tmp_path: Path, engine: str) -> None:
@@ -141,26 +154,29 @@ def test_reading_a_pipe_stops_at_the_first_failing_step(tmp_path: Path, engine: 
 
     def writer() -> None:
         with open(fifo, "w") as f:
-            f.write("2 0\nd 1 1 1 0\n")       # step 1 deletes a clause that is not there
+            f.write("2 0\nd 1 1 1 0\n")  # step 1 deletes a clause that is not there
             f.flush()
-            release.wait(10)                 # ... and the pipe stays open
+            release.wait(10)  # ... and the pipe stays open
 
     thread = threading.Thread(target=writer)
     thread.start()
     try:
         start = time.monotonic()
         result = run_files(cnf, fifo, engine=engine).result
-        assert time.monotonic() - start < 5     # not waiting for the writer
+        assert time.monotonic() - start < 5  # not waiting for the writer
     finally:
         release.set()
         thread.join()
     assert (result["reason"], result["first_discrepancy"]["step_index"]) == (
-        "deleted_clause_not_found", 1)
+        "deleted_clause_not_found",
+        1,
+    )
 
 
 def test_request_check_reads_the_proof_from_standard_input(unsat_cnf: Path) -> None:
-    out = cli("request", "--check", "--cnf", str(unsat_cnf), "--proof", "-",
-              stdin=GOOD_PROOF.encode())
+    out = cli(
+        "request", "--check", "--cnf", str(unsat_cnf), "--proof", "-", stdin=GOOD_PROOF.encode()
+    )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["steps_checked"] == 2
 
@@ -169,18 +185,24 @@ def test_cadical_writes_into_a_pipe_the_checker_reads(tmp_path: Path, cadical: s
     solver = cadical
     cnf = tmp_path / "php.cnf"
     num_vars, clauses = pigeonhole(7, 6)
-    cnf.write_text(f"p cnf {num_vars} {len(clauses)}\n"
-                   + "".join(" ".join(map(str, c)) + " 0\n" for c in clauses))
+    cnf.write_text(
+        f"p cnf {num_vars} {len(clauses)}\n"
+        + "".join(" ".join(map(str, c)) + " 0\n" for c in clauses)
+    )
     fifo = _fifo(tmp_path)
-    with subprocess.Popen([solver, "-q", "--no-binary", str(cnf), str(fifo)],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as proc:
+    with subprocess.Popen(
+        [solver, "-q", "--no-binary", str(cnf), str(fifo)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    ) as proc:
         report = run_files(cnf, fifo, limits=scc.Limits.unlimited())
-    assert proc.returncode == 20        # unsat
+    assert proc.returncode == 20  # unsat
     assert report.result["valid"], report.result
     assert report.result["steps_checked"] > 100
 
 
 # -- a solver loop feeding a Checker -----------------------------------------------
+
 
 class CheckedLog(list):  # type: ignore[type-arg]
     """A solver's proof log that checks each step as the solver writes it."""
@@ -190,7 +212,7 @@ class CheckedLog(list):  # type: ignore[type-arg]
         self.checker = checker
 
     def append(self, step: dict[str, list[int]]) -> None:
-        (key, lits), = step.items()
+        ((key, lits),) = step.items()
         (self.checker.add if key == "add" else self.checker.delete)(lits)
         super().append(step)
 
@@ -233,10 +255,14 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base)
 def test_peak_memory_is_flat_in_the_number_of_steps(tmp_path: Path) -> None:
     cnf = write(tmp_path / "f.cnf", UNSAT_CNF)
     peaks = []
-    for repeat in (50_000, 500_000):       # 0.6 MB and 6 MB of proof text
+    for repeat in (50_000, 500_000):  # 0.6 MB and 6 MB of proof text
         proof = write(tmp_path / f"p{repeat}.drup", "2 0\nd 2 0\n" * repeat + GOOD_PROOF)
-        out = subprocess.run([sys.executable, "-c", RSS_SCRIPT, str(cnf), str(proof)],
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", RSS_SCRIPT, str(cnf), str(proof)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         peaks.append(int(out.stdout))
     # Holding the 10x longer proof's arrays would take about 6 MB (1M steps of
     # 4-byte offsets, 1-byte kinds, 4-byte literals) more.
@@ -264,8 +290,12 @@ def test_deletions_of_reason_clauses_cost_8_bytes_each(tmp_path: Path) -> None:
     for repeat in (1000, 1_000_000):
         proof = tmp_path / f"p{repeat}.drup"
         proof.write_bytes(b"2 0\nd 2 0\n" * repeat + GOOD_PROOF.encode())
-        out = subprocess.run([sys.executable, "-c", REASONS_SCRIPT, str(cnf), str(proof)],
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", REASONS_SCRIPT, str(cnf), str(proof)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         peak, count = map(int, out.stdout.split())
         assert count == repeat
         peaks.append(peak)

@@ -12,8 +12,7 @@ from __future__ import annotations
 import sat_claim_check as scc
 from sat_claim_check import dimacs
 
-REQUEST = {"cnf": {"num_vars": 1, "clauses": [[1], [-1]]},
-           "claim": "unsat", "proof": [{"add": []}]}
+REQUEST = {"cnf": {"num_vars": 1, "clauses": [[1], [-1]]}, "claim": "unsat", "proof": [{"add": []}]}
 
 
 def misuse() -> None:

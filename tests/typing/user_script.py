@@ -15,8 +15,7 @@ from typing import Any
 import sat_claim_check as scc
 from sat_claim_check import dimacs
 
-REQUEST = {"cnf": {"num_vars": 1, "clauses": [[1], [-1]]},
-           "claim": "unsat", "proof": [{"add": []}]}
+REQUEST = {"cnf": {"num_vars": 1, "clauses": [[1], [-1]]}, "claim": "unsat", "proof": [{"add": []}]}
 
 
 def check_one(request: dict[str, Any], engine: scc.EngineName = "auto") -> bool:
@@ -77,9 +76,9 @@ def from_dimacs(folder: pathlib.Path) -> bool:
     print(check_one(sat_request), check_one(lines_request))
     from_files = dimacs.request_from_files(folder / "f.cnf", proof_path=str(folder / "f.drup"))
     try:
-        report: scc.Report = dimacs.run_files(folder / "f.cnf.gz", folder / "f.drup",
-                                              engine="compiled",
-                                              limits=scc.Limits.unlimited())
+        report: scc.Report = dimacs.run_files(
+            folder / "f.cnf.gz", folder / "f.drup", engine="compiled", limits=scc.Limits.unlimited()
+        )
     except dimacs.DimacsError as err:
         where: tuple[str | None, int | None] = (err.file, err.line)
         print(where, err.message)
@@ -96,7 +95,7 @@ def with_pysat(clauses: list[list[int]]) -> bool | None:
 
     try:
         request = request_from_pysat(clauses, "cadical153", add_empty_clause=False)
-    except ImportError:         # python-sat is not installed
+    except ImportError:  # python-sat is not installed
         return None
     try:
         from pysat.solvers import Solver

@@ -33,12 +33,13 @@ class ProgressLine:
     """Feed it ``steps(steps_checked, work)`` and ``bytes(read, total)``, the
     ``progress=`` and ``reading=`` callbacks; ``close()`` at the end."""
 
-    DELAY = 1.0                 # seconds before anything is shown
-    EVERY_TERMINAL = 0.25       # seconds between two updates on a terminal
-    EVERY_LOG = 5.0             # ... and elsewhere
+    DELAY = 1.0  # seconds before anything is shown
+    EVERY_TERMINAL = 0.25  # seconds between two updates on a terminal
+    EVERY_LOG = 5.0  # ... and elsewhere
 
-    def __init__(self, stream: IO[str] | None, show: bool | None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, stream: IO[str] | None, show: bool | None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         # Without a stream the line is never enabled, so never written.
         self._stream: IO[str] = stream if stream is not None else io.StringIO()
         self._terminal = stream is not None and _is_terminal(stream)
@@ -117,7 +118,7 @@ class BatchProgress(ProgressLine):
     def __init__(self, stream: IO[bytes], total_bytes: int) -> None:
         super().__init__(None, None)
         self._enabled = sys.stderr is not None and sys.stderr.isatty()
-        self.tell: Callable[[], int] = lambda: stream.tell()   # how far the input is read
+        self.tell: Callable[[], int] = lambda: stream.tell()  # how far the input is read
         self.total = total_bytes
         self.last = 0.0
 
@@ -142,7 +143,7 @@ class BatchProgress(ProgressLine):
             self._write("\r\033[K")
 
     def _out(self) -> IO[str]:
-        return sys.stderr       # whatever it is at the time
+        return sys.stderr  # whatever it is at the time
 
 
 def _is_terminal(stream: IO[str]) -> bool:

@@ -19,7 +19,7 @@ from ..errors import InvalidInput
 
 __all__ = ["Ident", "check_id", "line_id", "split_envelope", "with_id"]
 
-Ident = Union[str, int]                 # what an id may be
+Ident = Union[str, int]  # what an id may be
 ENVELOPE_KEYS = frozenset(("id", "request"))
 
 
@@ -28,8 +28,9 @@ def check_id(value: object) -> Ident:
     InvalidInput (field ``id``)."""
     if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
         return value
-    raise InvalidInput("id", "/id",
-                       f"the id must be a string or an integer, got {type_name(value)}")
+    raise InvalidInput(
+        "id", "/id", f"the id must be a string or an integer, got {type_name(value)}"
+    )
 
 
 def split_envelope(value: Any) -> tuple[Ident | None, Any]:
@@ -75,7 +76,7 @@ def line_id(line: bytes | str, manifest: bool = False) -> Ident | None:
         elif depth == 1:
             colon = _COLON.match(line, match.end())
             if colon is None:
-                continue            # a string value, not a key
+                continue  # a string value, not a key
             keys.append(token)
             if token == b'"id"':
                 ident = _id_at(line, colon.end())

@@ -12,12 +12,20 @@ import os
 from collections.abc import Iterator
 from typing import NamedTuple, Protocol, Union
 
-__all__ = ["LineReader", "Numbered", "Span", "SpanScan", "numbered_lines", "numbered_spans",
-           "read_span", "skip_bytes"]
+__all__ = [
+    "LineReader",
+    "Numbered",
+    "Span",
+    "SpanScan",
+    "numbered_lines",
+    "numbered_spans",
+    "read_span",
+    "skip_bytes",
+]
 
-_SKIP_CHUNK = 1 << 20       # bytes read at a time while skipping a line that is too long
+_SKIP_CHUNK = 1 << 20  # bytes read at a time while skipping a line that is too long
 _SPAN_READ_BYTES = 1 << 20  # bytes of an input file scanned for line ends at a time
-_SPAN_MIN_BYTES = 4096      # a shorter line goes to a worker as bytes: cheaper than a Span
+_SPAN_MIN_BYTES = 4096  # a shorter line goes to a worker as bytes: cheaper than a Span
 
 
 class Span(NamedTuple):
@@ -48,7 +56,7 @@ def numbered_lines(stream: LineReader, max_bytes: int | None = None) -> Iterator
     a line longer than ``skip_bytes(max_bytes)`` (an endless stream) ends the
     input there (numbered_spans keeps the same rule to the byte).
     """
-    if max_bytes is None:       # no cap: readline() to the end, or any iterable of lines
+    if max_bytes is None:  # no cap: readline() to the end, or any iterable of lines
         reader = getattr(stream, "readline", None)
         lines: Iterator[bytes] = iter(reader, b"") if reader else iter(stream)  # type: ignore[call-overload]
         for number, line in enumerate(lines, 1):
@@ -64,7 +72,7 @@ def numbered_lines(stream: LineReader, max_bytes: int | None = None) -> Iterator
             yield number, line[:-1]
             continue
         if len(line) <= max_bytes:
-            yield number, line          # the last line, with no newline
+            yield number, line  # the last line, with no newline
             continue
         most, skipped = skip_bytes(max_bytes), len(line)
         while line and not line.endswith(b"\n"):
@@ -84,13 +92,17 @@ def skip_bytes(max_bytes: int) -> int:
 
 
 def _too_long(max_bytes: int) -> str:
-    return (f"the line is longer than {max_bytes} bytes, the most read at these "
-            "limits (raise the limits, or --max-input-bytes)")
+    return (
+        f"the line is longer than {max_bytes} bytes, the most read at these "
+        "limits (raise the limits, or --max-input-bytes)"
+    )
 
 
 def _no_end(max_bytes: int) -> str:
-    return (f"{_too_long(max_bytes)}; it has no end within {skip_bytes(max_bytes)} bytes: "
-            "the input stops here")
+    return (
+        f"{_too_long(max_bytes)}; it has no end within {skip_bytes(max_bytes)} bytes: "
+        "the input stops here"
+    )
 
 
 def numbered_spans(fd: int, start: int, max_bytes: int | None = None) -> SpanScan:
@@ -127,7 +139,7 @@ class SpanScan:
                 self.position = at + found + 1
                 if max_bytes is None or length <= max_bytes:
                     if length < _SPAN_MIN_BYTES and line_start >= at:
-                        yield number, block[found - length:found]
+                        yield number, block[found - length : found]
                     else:
                         yield number, Span(line_start, length)
                 else:
@@ -144,7 +156,7 @@ class SpanScan:
         length = at - line_start
         if not length:
             return
-        self.position = at                  # the last line, with no newline
+        self.position = at  # the last line, with no newline
         if max_bytes is not None and length > max_bytes:
             yield number + 1, _refusal(length, max_bytes)
         elif length < _SPAN_MIN_BYTES:

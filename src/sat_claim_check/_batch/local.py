@@ -44,14 +44,23 @@ if TYPE_CHECKING:
 
 __all__ = ["DEATHS", "run_batch"]
 
-DEATHS = 2                  # a line whose worker died this many times is given up
-_EXIT_OUT_OF_MEMORY = 3     # a worker's exit status when a whole chunk did not fit
+DEATHS = 2  # a line whose worker died this many times is given up
+_EXIT_OUT_OF_MEMORY = 3  # a worker's exit status when a whole chunk did not fit
 
 
-def run_batch(stream: IO[bytes], out: IO[str], *, engine: EngineName, limits: Limits | None,
-              jobs: int, progress: BatchProgress, worker_memory: int | None = None,
-              max_line_bytes: int | None = None, manifest: Manifest | None = None,
-              deletions: Deletions = "strict") -> BatchTotals:
+def run_batch(
+    stream: IO[bytes],
+    out: IO[str],
+    *,
+    engine: EngineName,
+    limits: Limits | None,
+    jobs: int,
+    progress: BatchProgress,
+    worker_memory: int | None = None,
+    max_line_bytes: int | None = None,
+    manifest: Manifest | None = None,
+    deletions: Deletions = "strict",
+) -> BatchTotals:
     """Check every line of ``stream`` (binary), writing one line each to ``out``.
 
     ``jobs`` 1 checks here; more start up to that many worker processes, each
@@ -61,7 +70,7 @@ def run_batch(stream: IO[bytes], out: IO[str], *, engine: EngineName, limits: Li
     where it says.  ``deletions`` as for ``run`` (ValueError for another value,
     before any line is read).
     """
-    options = Options.of(engine, limits, deletions)     # before any line is read
+    options = Options.of(engine, limits, deletions)  # before any line is read
     lines_in = Input(stream, max_line_bytes, spans=jobs > 1)
     progress.tell = lines_in.tell
     with StopSignals() as signals:
@@ -71,7 +80,7 @@ def run_batch(stream: IO[bytes], out: IO[str], *, engine: EngineName, limits: Li
             if jobs == 1:
                 lines_in.start()
                 _check_here(lines_in, output, options, manifest)
-            else:       # it starts the reader once it has started its workers
+            else:  # it starts the reader once it has started its workers
                 _check_in_workers(lines_in, output, jobs, options, worker_memory, manifest)
         except WriteError as exc:
             outcome.write_error = exc.error
@@ -83,8 +92,9 @@ def run_batch(stream: IO[bytes], out: IO[str], *, engine: EngineName, limits: Li
     return outcome
 
 
-def _check_here(lines_in: Input, output: OrderedOutput, options: Options,
-                manifest: Manifest | None) -> None:
+def _check_here(
+    lines_in: Input, output: OrderedOutput, options: Options, manifest: Manifest | None
+) -> None:
     while True:
         chunk = lines_in.next_chunk()
         if chunk is None:
@@ -92,7 +102,7 @@ def _check_here(lines_in: Input, output: OrderedOutput, options: Options,
         try:
             for number, line in chunk:
                 output.put(number, check_one(options, number, line, manifest))
-        finally:                # on a signal too: the lines checked so far
+        finally:  # on a signal too: the lines checked so far
             output.write_ready()
 
 
@@ -109,12 +119,18 @@ class _Task:
 class _Worker:
     """One worker process, its end of the pipe, and the task it holds."""
 
-    def __init__(self, context: Any, options: Options, memory: int | None,
-                 manifest: Manifest | None, input_file: InputFile | None) -> None:
+    def __init__(
+        self,
+        context: Any,
+        options: Options,
+        memory: int | None,
+        manifest: Manifest | None,
+        input_file: InputFile | None,
+    ) -> None:
         ours, theirs = context.Pipe()
-        self.process = context.Process(target=_serve,
-                                       args=(theirs, options, memory, manifest, input_file),
-                                       daemon=True)
+        self.process = context.Process(
+            target=_serve, args=(theirs, options, memory, manifest, input_file), daemon=True
+        )
         self.process.start()
         theirs.close()
         self.conn: Connection = ours
@@ -154,8 +170,13 @@ class _Worker:
         return f"exit status {code}"
 
 
-def _serve(conn: Connection, options: Options, memory: int | None, manifest: Manifest | None,
-           input_file: InputFile | None = None) -> None:
+def _serve(
+    conn: Connection,
+    options: Options,
+    memory: int | None,
+    manifest: Manifest | None,
+    input_file: InputFile | None = None,
+) -> None:
     """A worker process: check the chunks the batch sends, until it sends None
     (reading the Spans among their lines from ``input_file``)."""
     # Ctrl-C reaches the whole process group: the batch decides what to do.  A
@@ -171,33 +192,40 @@ def _serve(conn: Connection, options: Options, memory: int | None, manifest: Man
         while True:
             while not conn.poll(1.0):
                 if os.getppid() != parent:
-                    return      # the batch was killed: do not linger
+                    return  # the batch was killed: do not linger
             lines = conn.recv()
             if lines is None:
                 return
             conn.send(check_lines(options, lines, memory, manifest, input_fd))
-    except MemoryError:         # the chunk itself, or its results, did not fit
+    except MemoryError:  # the chunk itself, or its results, did not fit
         sys.exit(_EXIT_OUT_OF_MEMORY)
-    except (EOFError, OSError):     # the batch is gone
+    except (EOFError, OSError):  # the batch is gone
         return
 
 
 def _context() -> Any:
     """The multiprocessing context (start method) of the workers: the platform's default."""
     import multiprocessing
+
     return multiprocessing.get_context()
 
 
-def _check_in_workers(lines_in: Input, output: OrderedOutput, jobs: int, options: Options,
-                      memory: int | None, manifest: Manifest | None) -> None:
+def _check_in_workers(
+    lines_in: Input,
+    output: OrderedOutput,
+    jobs: int,
+    options: Options,
+    memory: int | None,
+    manifest: Manifest | None,
+) -> None:
     from multiprocessing.connection import wait
 
     context = _context()
     input_fd = lines_in.input_fd
     input_file = None if input_fd is None else InputFile(own_descriptor(input_fd))
     workers: list[_Worker] = []
-    retry: list[tuple[int, _Task]] = []     # a heap: the earliest line first
-    ahead = 4 * jobs * CHUNK_LINES          # at most this many lines read, not yet written
+    retry: list[tuple[int, _Task]] = []  # a heap: the earliest line first
+    ahead = 4 * jobs * CHUNK_LINES  # at most this many lines read, not yet written
 
     def died(worker: _Worker) -> None:
         """Forget a dead worker; check its lines again, one by one."""
@@ -206,7 +234,7 @@ def _check_in_workers(lines_in: Input, output: OrderedOutput, jobs: int, options
         task = worker.task
         if task is None:
             return
-        if len(task.lines) > 1:     # which line killed it? each one alone will tell
+        if len(task.lines) > 1:  # which line killed it? each one alone will tell
             for item in task.lines:
                 heapq.heappush(retry, (item[0], _Task([item])))
             return
@@ -217,9 +245,15 @@ def _check_in_workers(lines_in: Input, output: OrderedOutput, jobs: int, options
             return
         if isinstance(line, Span):
             line = read_span(input_fd, line)
-        output.put(number, unfinished(
-            number, line, f"the worker process checking this line died {DEATHS} times "
-                          f"(last: {reason})", manifest is not None))
+        output.put(
+            number,
+            unfinished(
+                number,
+                line,
+                f"the worker process checking this line died {DEATHS} times (last: {reason})",
+                manifest is not None,
+            ),
+        )
 
     def next_task() -> _Task | None:
         if retry:
@@ -235,7 +269,7 @@ def _check_in_workers(lines_in: Input, output: OrderedOutput, jobs: int, options
         try:
             with signals_blocked():
                 workers.append(_Worker(context, options, memory, manifest, input_file))
-        except OSError:     # no more processes: go on with those there are
+        except OSError:  # no more processes: go on with those there are
             jobs = max(1, len(workers))
             return None
         return workers[-1]
@@ -245,7 +279,7 @@ def _check_in_workers(lines_in: Input, output: OrderedOutput, jobs: int, options
         while True:
             idle = [w for w in workers if w.task is None]
             if idle and not idle[0].process.is_alive():
-                died(idle[0])       # killed while idle: it held no line
+                died(idle[0])  # killed while idle: it held no line
                 continue
             if not idle and len(workers) >= jobs:
                 return
@@ -256,12 +290,11 @@ def _check_in_workers(lines_in: Input, output: OrderedOutput, jobs: int, options
             if worker is None:
                 if workers:
                     heapq.heappush(retry, (task.lines[0][0], task))
-                else:               # not even one: check here
+                else:  # not even one: check here
                     for number, line in task.lines:
-                        output.put(number, check_one(options, number, line, manifest,
-                                                     input_fd))
+                        output.put(number, check_one(options, number, line, manifest, input_fd))
             elif not worker.give(task):
-                died(worker)        # it died taking the task: the task counts
+                died(worker)  # it died taking the task: the task counts
 
     try:
         # The workers start before the reader thread: no fork waits for it, and
@@ -276,12 +309,17 @@ def _check_in_workers(lines_in: Input, output: OrderedOutput, jobs: int, options
             if not busy:
                 output.write_ready()
                 if retry or lines_in.ready():
-                    continue        # lines were checked here: read on
+                    continue  # lines were checked here: read on
                 if lines_in.done:
-                    return          # the input is done, and every line is written
+                    return  # the input is done, and every line is written
             # Worker results and the reader's next chunk, whichever comes first.
-            ready = set(wait([w.conn for w in busy] + [w.process.sentinel for w in busy]
-                             + ([] if lines_in.done else [lines_in.wake])))
+            ready = set(
+                wait(
+                    [w.conn for w in busy]
+                    + [w.process.sentinel for w in busy]
+                    + ([] if lines_in.done else [lines_in.wake])
+                )
+            )
             if lines_in.wake in ready:
                 lines_in.take_wake()
             for worker in busy:
@@ -292,7 +330,7 @@ def _check_in_workers(lines_in: Input, output: OrderedOutput, jobs: int, options
                     died(worker)
                     continue
                 _keep(output, worker, results)
-                if worker.process.sentinel in ready:    # it sent them, then died
+                if worker.process.sentinel in ready:  # it sent them, then died
                     died(worker)
             output.write_ready()
     except Stop:

@@ -87,42 +87,50 @@ def check_entry(entry: dict[str, Any], manifest: Manifest, options: Options) -> 
     the contract's error for a request the files make that it rejects."""
     for key in entry:
         if key not in MANIFEST_KEYS:
-            raise InvalidInput(key, f"/{key}",
-                               f"unknown key {key!r}; allowed: {', '.join(MANIFEST_KEYS)}")
+            raise InvalidInput(
+                key, f"/{key}", f"unknown key {key!r}; allowed: {', '.join(MANIFEST_KEYS)}"
+            )
     if "cnf" not in entry:
         raise InvalidInput("cnf", "/cnf", "missing required key 'cnf' (the DIMACS CNF file)")
     if ("proof" in entry) == ("model" in entry):
-        raise InvalidInput(None, "", "give exactly one of 'proof' (a DRUP proof: an unsat "
-                                     "claim) and 'model' (a sat claim)")
+        raise InvalidInput(
+            None,
+            "",
+            "give exactly one of 'proof' (a DRUP proof: an unsat claim) and 'model' (a sat claim)",
+        )
     role = "proof" if "proof" in entry else "model"
     written = {key: entry[key] for key in ("cnf", role)}
     for key, path in written.items():
         if not isinstance(path, str) or not path:
-            raise InvalidInput(key, f"/{key}",
-                               f"{key} must be a non-empty string (a path), got "
-                               f"{'an empty string' if path == '' else type_name(path)}")
+            raise InvalidInput(
+                key,
+                f"/{key}",
+                f"{key} must be a non-empty string (a path), got "
+                f"{'an empty string' if path == '' else type_name(path)}",
+            )
         if "\0" in path:
             raise InvalidInput(key, f"/{key}", f"{key}: a path cannot hold a NUL character")
     files = {key: os.path.join(manifest.base, path) for key, path in written.items()}
     try:
         with _opened(files, manifest.root) as opened:
-            report = files_report(options, opened["cnf"], opened.get("proof"),
-                                  opened.get("model"))
+            report = files_report(options, opened["cnf"], opened.get("proof"), opened.get("model"))
     except DimacsError as err:
         at = _key_of(err.file, files, err.message.startswith("CNF"))
         name = written[at] if at is not None else err.file
-        raise InvalidInput(at, f"/{at}" if at else "",
-                           str(DimacsError(err.message, name, err.line, err.offset))) from None
+        raise InvalidInput(
+            at, f"/{at}" if at else "", str(DimacsError(err.message, name, err.line, err.offset))
+        ) from None
     except OSError as exc:
         at = _key_of(exc.filename, files, True)
-        if at is None:      # a read error (not an open error) carries no file name
+        if at is None:  # a read error (not an open error) carries no file name
             what = " or ".join(repr(path) for path in written.values())
         else:
             what = repr(written[at])
         if isinstance(exc, _Refused):
             raise InvalidInput(at, f"/{at}" if at else "", f"{what} {exc.strerror}") from None
-        raise InvalidInput(at, f"/{at}" if at else "",
-                           f"cannot read {what}: {exc.strerror or exc}") from None
+        raise InvalidInput(
+            at, f"/{at}" if at else "", f"cannot read {what}: {exc.strerror or exc}"
+        ) from None
     return report.result
 
 
@@ -131,8 +139,7 @@ def _opened(files: dict[str, str], root: str | None) -> Iterator[dict[str, IO[by
     """The files of an entry, open for reading (closed after the block): regular
     files only, and within ``root`` when it is given (``_Refused`` otherwise)."""
     with ExitStack() as stack:
-        yield {key: stack.enter_context(_open_regular(path, root))
-               for key, path in files.items()}
+        yield {key: stack.enter_context(_open_regular(path, root)) for key, path in files.items()}
 
 
 def _open_regular(path: str, root: str | None) -> IO[bytes]:
@@ -165,8 +172,9 @@ def _open_regular(path: str, root: str | None) -> IO[bytes]:
     return open(path, "rb", opener=opener)
 
 
-_NOT_REGULAR = ("is not a regular file: a batch reads only regular files (not a FIFO, a "
-                "device or a directory)")
+_NOT_REGULAR = (
+    "is not a regular file: a batch reads only regular files (not a FIFO, a device or a directory)"
+)
 
 
 def _path_of(fd: int, name: str) -> str:

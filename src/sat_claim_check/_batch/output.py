@@ -20,7 +20,7 @@ class OrderedOutput:
         self.out = out
         self.progress = progress
         self.signals = signals
-        self.counts = [0, 0, 0, 0]      # lines written: valid, not valid, rejected, failed
+        self.counts = [0, 0, 0, 0]  # lines written: valid, not valid, rejected, failed
         self.written = 0
         self.waiting: dict[int, Checked] = {}
 

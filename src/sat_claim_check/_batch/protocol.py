@@ -30,23 +30,39 @@ if TYPE_CHECKING:
     from .._core.options import Options
     from .._core.types import Result
 
-__all__ = ["CHECK_FAILED", "FAILED", "OUT_OF_MEMORY", "Checked", "answer_line", "bug_message",
-           "check_line", "check_lines", "check_manifest_line", "check_one", "failed_line",
-           "memory_message", "unfinished"]
+__all__ = [
+    "CHECK_FAILED",
+    "FAILED",
+    "OUT_OF_MEMORY",
+    "Checked",
+    "answer_line",
+    "bug_message",
+    "check_line",
+    "check_lines",
+    "check_manifest_line",
+    "check_one",
+    "failed_line",
+    "memory_message",
+    "unfinished",
+]
 
-FAILED = 3                  # the count (after EXIT_VALID, _NOT_VALID, _REJECTED) of lines
-                            # whose check could not finish
+FAILED = 3  # the count (after EXIT_VALID, _NOT_VALID, _REJECTED) of lines
+# whose check could not finish
 CHECK_FAILED = "check_failed"
-Checked = tuple[int, str]           # (EXIT_VALID, _NOT_VALID, _REJECTED or FAILED, output)
+Checked = tuple[int, str]  # (EXIT_VALID, _NOT_VALID, _REJECTED or FAILED, output)
 
 
 def failed_line(number: int, message: str, ident: Ident | None = None) -> str:
     """The error object of a line whose check could not finish (its id first, if any)."""
-    return dumps(with_id(ident, {"error": CHECK_FAILED, "field": None, "path": "",
-                                 "message": message, "line": number}))
+    return dumps(
+        with_id(
+            ident,
+            {"error": CHECK_FAILED, "field": None, "path": "", "message": message, "line": number},
+        )
+    )
 
 
-OUT_OF_MEMORY = "out of memory"     # a MemoryError, until it is worded by memory_message
+OUT_OF_MEMORY = "out of memory"  # a MemoryError, until it is worded by memory_message
 
 
 def memory_message(memory: int | None) -> str:
@@ -59,12 +75,19 @@ def memory_message(memory: int | None) -> str:
 
 def bug_message(exc: Exception) -> str:
     """The check_failed message of a line whose check raised an unexpected exception."""
-    return (f"the check of this line raised {type(exc).__name__}: {exc} "
-            "(a bug in sat-claim-check: please report it)")
+    return (
+        f"the check of this line raised {type(exc).__name__}: {exc} "
+        "(a bug in sat-claim-check: please report it)"
+    )
 
 
-def answer_line(number: int, line: bytes | str, memory: int | None, what: str,
-                check: Callable[[bytes, Callable[[Ident], None]], Result]) -> Checked:
+def answer_line(
+    number: int,
+    line: bytes | str,
+    memory: int | None,
+    what: str,
+    check: Callable[[bytes, Callable[[Ident], None]], Result],
+) -> Checked:
     """The kind and output line of one numbered line, whatever its check does.
 
     ``check(line, note_id)`` returns the line's result, or raises CheckError
@@ -83,7 +106,7 @@ def answer_line(number: int, line: bytes | str, memory: int | None, what: str,
         ident = found
 
     try:
-        if isinstance(line, str):       # numbered_lines' reason for refusing the line
+        if isinstance(line, str):  # numbered_lines' reason for refusing the line
             raise InvalidInput(None, "", line)
         if not line.strip():
             raise InvalidInput(None, "", f"blank line: every line must hold one {what}")
@@ -95,7 +118,7 @@ def answer_line(number: int, line: bytes | str, memory: int | None, what: str,
     except MemoryError:
         # Worded after the except clause, which frees what the check had built.
         failure = OUT_OF_MEMORY
-    except Exception as exc:    # a bug: say so on this line rather than lose the batch
+    except Exception as exc:  # a bug: say so on this line rather than lose the batch
         failure = bug_message(exc)
     if failure is not None:
         if failure is OUT_OF_MEMORY:
@@ -104,15 +127,17 @@ def answer_line(number: int, line: bytes | str, memory: int | None, what: str,
     return exit_code(result), dumps(with_id(ident, result))
 
 
-def check_line(options: Options, number: int, line: bytes | str,
-               memory: int | None = None) -> Checked:
+def check_line(
+    options: Options, number: int, line: bytes | str, memory: int | None = None
+) -> Checked:
     """Check one numbered JSON line under ``options``: its kind and its output line.
 
     ``memory`` is the worker's address-space limit, for the message when the
     check runs out of memory.  An envelope's id goes first on its output line.
     """
+
     def check(text: bytes, note_id: Callable[[Ident], None]) -> Result:
-        v = read_common_case(text, options.limits)      # the compiled reader: no envelope
+        v = read_common_case(text, options.limits)  # the compiled reader: no envelope
         if v is None:
             ident, request = split_envelope(loads(text))
             if ident is not None:
@@ -123,11 +148,13 @@ def check_line(options: Options, number: int, line: bytes | str,
     return answer_line(number, line, memory, "JSON request", check)
 
 
-def check_manifest_line(options: Options, number: int, line: bytes | str,
-                        manifest: Manifest, memory: int | None = None) -> Checked:
+def check_manifest_line(
+    options: Options, number: int, line: bytes | str, manifest: Manifest, memory: int | None = None
+) -> Checked:
     """Check the files one numbered manifest line names: its kind and its output
     line, as ``check_line`` gives for a request.  ``manifest`` says where
     its paths lead."""
+
     def check(text: bytes, note_id: Callable[[Ident], None]) -> Result:
         entry = loads(text)
         ident = entry_id(entry)
@@ -138,9 +165,13 @@ def check_manifest_line(options: Options, number: int, line: bytes | str,
     return answer_line(number, line, memory, "manifest entry", check)
 
 
-def check_lines(options: Options, lines: list[Numbered], memory: int | None = None,
-                manifest: Manifest | None = None,
-                input_fd: int | None = None) -> list[Checked]:
+def check_lines(
+    options: Options,
+    lines: list[Numbered],
+    memory: int | None = None,
+    manifest: Manifest | None = None,
+    input_fd: int | None = None,
+) -> list[Checked]:
     """check_line() on each numbered line, in order (what a worker does per chunk).
 
     With ``manifest`` (where their paths lead) the lines are manifest lines:
@@ -161,8 +192,13 @@ def check_lines(options: Options, lines: list[Numbered], memory: int | None = No
     return checked
 
 
-def check_one(options: Options, number: int, line: bytes | str | Span,
-              manifest: Manifest | None = None, input_fd: int | None = None) -> Checked:
+def check_one(
+    options: Options,
+    number: int,
+    line: bytes | str | Span,
+    manifest: Manifest | None = None,
+    input_fd: int | None = None,
+) -> Checked:
     """check_lines() of one line, in this process."""
     return check_lines(options, [(number, line)], None, manifest, input_fd)[0]
 

@@ -19,9 +19,9 @@ from .signals import STOP_SIGNALS, Stop
 
 __all__ = ["CHUNK_LINES", "Input", "InputFile", "own_descriptor"]
 
-CHUNK_LINES = 32            # lines per task sent to a worker
-_READ_BYTES = 1 << 16       # bytes read from the input descriptor at a time
-_QUEUED_CHUNKS = 4          # chunks the reader thread holds ready, at most
+CHUNK_LINES = 32  # lines per task sent to a worker
+_READ_BYTES = 1 << 16  # bytes read from the input descriptor at a time
+_QUEUED_CHUNKS = 4  # chunks the reader thread holds ready, at most
 
 
 class _FdReader:
@@ -78,20 +78,21 @@ class Input:
     stands where the scan ended, as after reading it.
     """
 
-    def __init__(self, stream: IO[bytes], max_line_bytes: int | None = None,
-                 spans: bool = False) -> None:
+    def __init__(
+        self, stream: IO[bytes], max_line_bytes: int | None = None, spans: bool = False
+    ) -> None:
         self._stream = stream
         self._max_line_bytes = max_line_bytes
         found = _input_file(stream) if spans else None
         self._scan = None if found is None else numbered_spans(*found, max_line_bytes)
         self._queue: queue.Queue[list[Numbered] | None] = queue.Queue(_QUEUED_CHUNKS)
-        self._chunk: list[Numbered] = []        # the reader thread's chunk being filled
+        self._chunk: list[Numbered] = []  # the reader thread's chunk being filled
         self._stopping = False
         self._failure: BaseException | None = None  # not an OSError: raised in the batch
         self._thread: threading.Thread | None = None
-        self.wake = -1          # readable when a chunk (or the end) has been queued
+        self.wake = -1  # readable when a chunk (or the end) has been queued
         self._wake_w = self._stop_r = self._stop_w = -1
-        self.read = 0           # lines taken so far
+        self.read = 0  # lines taken so far
         self.done = False
         self.error: OSError | None = None
 
@@ -157,19 +158,19 @@ class Input:
         deadline = time.monotonic() + 5
         while thread.is_alive() and time.monotonic() < deadline:
             with suppress(queue.Empty):
-                while True:         # make room: it may be waiting to queue a chunk
+                while True:  # make room: it may be waiting to queue a chunk
                     self._queue.get_nowait()
             thread.join(0.01)
-        if not thread.is_alive():   # else a stream that blocks and has no descriptor
+        if not thread.is_alive():  # else a stream that blocks and has no descriptor
             for fd in (self.wake, self._wake_w, self._stop_r, self._stop_w):
                 os.close(fd)
-            if self._scan is not None:      # a shared descriptor moves on, as if read
+            if self._scan is not None:  # a shared descriptor moves on, as if read
                 with suppress(OSError, ValueError):
                     self._stream.seek(self._scan.position)
         self._thread = None
 
     def _run(self) -> None:
-        if hasattr(signal, "pthread_sigmask"):     # signals are the main thread's
+        if hasattr(signal, "pthread_sigmask"):  # signals are the main thread's
             signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         with suppress(Stop):
             try:
@@ -182,11 +183,11 @@ class Input:
                     self._chunk.append(item)
                     if len(self._chunk) == CHUNK_LINES:
                         self._flush()
-            except OSError as exc:      # the lines before it are still checked
+            except OSError as exc:  # the lines before it are still checked
                 self.error = exc
             except Stop:
                 raise
-            except BaseException as exc:    # e.g. MemoryError: the batch raises it
+            except BaseException as exc:  # e.g. MemoryError: the batch raises it
                 self._failure = exc
             self._flush()
             self._put(None)
@@ -197,7 +198,7 @@ class Input:
             fd = self._stream.fileno()
             select.select([fd], [], [], 0)
         except (OSError, ValueError, AttributeError):
-            return self._stream     # a file object of Python's (BytesIO...): never waits
+            return self._stream  # a file object of Python's (BytesIO...): never waits
         return _FdReader(fd, self._stop_r, self._flush)
 
     def _flush(self) -> None:
@@ -241,6 +242,7 @@ class InputFile:
 
     def __reduce__(self) -> tuple[Callable[[Any], InputFile], tuple[Any]]:
         from multiprocessing.reduction import DupFd
+
         return _input_file_from, (DupFd(self.fd),)
 
 

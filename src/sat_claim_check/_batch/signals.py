@@ -39,7 +39,7 @@ class StopSignals:
             if signal.getsignal(signum) is default:
                 try:
                     self._saved[signum] = signal.signal(signum, self._handle)
-                except ValueError:      # not the main thread
+                except ValueError:  # not the main thread
                     break
         return self
 

@@ -7,7 +7,7 @@ import os
 
 try:
     import resource
-except ImportError:         # Windows: no address-space limit
+except ImportError:  # Windows: no address-space limit
     resource = None  # type: ignore[assignment]
 
 __all__ = ["available_cpus", "default_worker_memory", "limit_memory"]

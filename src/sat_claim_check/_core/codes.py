@@ -43,15 +43,15 @@ __all__ = [
 # Step kinds (the validator's classification of each proof step).
 STEP_ADD = 0
 STEP_DELETE = 1
-STEP_ADD_OUT_OF_RANGE = 2   # an add with a literal outside 1..num_vars
-STEP_DELETE_NO_MATCH = 3    # a delete with a literal outside 1..num_vars
+STEP_ADD_OUT_OF_RANGE = 2  # an add with a literal outside 1..num_vars
+STEP_DELETE_NO_MATCH = 3  # a delete with a literal outside 1..num_vars
 
 # The request key of each step kind.
 STEP_KEYS = ("add", "delete")
 
 
 def step_key(kind: int) -> str:
-    """"add" or "delete" for any step kind, out-of-range ones included."""
+    """ "add" or "delete" for any step kind, out-of-range ones included."""
     return "add" if kind in (STEP_ADD, STEP_ADD_OUT_OF_RANGE) else "delete"
 
 
@@ -65,21 +65,21 @@ STATUS_WORK_LIMIT = 5
 
 # DIMACS/DRUP scanner outcomes (the same numbers as csrc/dimacs_scan.h's SCC_*).
 SCAN_OK = 0
-SCAN_ERR_TOKEN = 1            # not an integer (or a misplaced 'd' / 'p')
-SCAN_ERR_INT_RANGE = 2        # an integer beyond 32 bits
-SCAN_ERR_VAR_RANGE = 3        # a CNF literal above the header's V
-SCAN_ERR_NO_HEADER = 4        # a literal before "p cnf", or no header at all
-SCAN_ERR_BAD_HEADER = 5       # a "p" line that is not "p cnf V C"
-SCAN_ERR_SECOND_HEADER = 6    # a second "p" line
-SCAN_ERR_UNTERMINATED = 7     # the text ends inside a step
-SCAN_ERR_CLAUSE_COUNT = 8     # the number of clauses differs from the header
-SCAN_STOPPED = 9              # a stop limit was passed: the arrays hold what was read
+SCAN_ERR_TOKEN = 1  # not an integer (or a misplaced 'd' / 'p')
+SCAN_ERR_INT_RANGE = 2  # an integer beyond 32 bits
+SCAN_ERR_VAR_RANGE = 3  # a CNF literal above the header's V
+SCAN_ERR_NO_HEADER = 4  # a literal before "p cnf", or no header at all
+SCAN_ERR_BAD_HEADER = 5  # a "p" line that is not "p cnf V C"
+SCAN_ERR_SECOND_HEADER = 6  # a second "p" line
+SCAN_ERR_UNTERMINATED = 7  # the text ends inside a step
+SCAN_ERR_CLAUSE_COUNT = 8  # the number of clauses differs from the header
+SCAN_STOPPED = 9  # a stop limit was passed: the arrays hold what was read
 
 # Exit codes of the command line; the last three are 128 + the signal number,
 # what a shell reports for a process that signal killed.
 EXIT_VALID = 0
 EXIT_NOT_VALID = 1
 EXIT_REJECTED = 2
-EXIT_INTERRUPTED = 130      # SIGINT (Ctrl-C)
-EXIT_BROKEN_PIPE = 141      # SIGPIPE: the reader of standard output went away
-EXIT_TERMINATED = 143       # SIGTERM
+EXIT_INTERRUPTED = 130  # SIGINT (Ctrl-C)
+EXIT_BROKEN_PIPE = 141  # SIGPIPE: the reader of standard output went away
+EXIT_TERMINATED = 143  # SIGTERM

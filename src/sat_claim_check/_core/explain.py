@@ -215,8 +215,6 @@ def rerun_with(v: Validated, options: Options) -> Rerun:
     return rerun
 
 
-
-
 def closed(v: Validated) -> Validated:
     """An unsat request's Validated with one more proof step: {"add": []}."""
     assert v.step_kinds is not None and v.step_offsets is not None

@@ -24,7 +24,7 @@ _BOM = "\ufeff"
 # int() of this many digits is cheap and allowed whatever the guard is set to
 # (its smallest setting is 640).
 SHORT_DIGITS = 640
-_STAND_IN = 10 ** SHORT_DIGITS
+_STAND_IN = 10**SHORT_DIGITS
 
 
 class LongInteger(int):
@@ -50,7 +50,7 @@ class LongInteger(int):
         return len(self.text.lstrip("-"))
 
     def __reduce__(self) -> tuple[type[LongInteger], tuple[str]]:
-        return LongInteger, (self.text,)       # copies and pickles keep the digits
+        return LongInteger, (self.text,)  # copies and pickles keep the digits
 
     def __repr__(self) -> str:
         return self.text
@@ -78,13 +78,12 @@ def _decode(text: str) -> Any:
     # convert_py.unique_keys).
     hook = converter().unique_keys
     if _native_ints_are_cheap():
-        try:    # the fast path: json's own int(), which the guard keeps short
+        try:  # the fast path: json's own int(), which the guard keeps short
             return json.loads(text, object_pairs_hook=hook, parse_constant=_constant)
         except ValueError as exc:
             if "integer string conversion" not in str(exc):
                 raise
-    return json.loads(text, object_pairs_hook=hook, parse_constant=_constant,
-                      parse_int=_parse_int)
+    return json.loads(text, object_pairs_hook=hook, parse_constant=_constant, parse_int=_parse_int)
 
 
 def loads(data: bytes | bytearray | str) -> Any:
@@ -94,13 +93,13 @@ def loads(data: bytes | bytearray | str) -> Any:
             data = bytes(data).decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InvalidInput(None, "", f"the input is not UTF-8: {exc}") from None
-    if data.startswith(_BOM):       # RFC 8259 §8.1 lets a parser ignore a BOM
+    if data.startswith(_BOM):  # RFC 8259 §8.1 lets a parser ignore a BOM
         data = data[1:]
     try:
         return _decode(data)
     except RecursionError:
         raise InvalidInput(None, "", "the JSON text is nested too deeply") from None
-    except ValueError as exc:        # json.JSONDecodeError is a ValueError
+    except ValueError as exc:  # json.JSONDecodeError is a ValueError
         raise InvalidInput(None, "", f"malformed JSON: {exc}") from None
 
 
@@ -110,7 +109,8 @@ _SHORT_BITS = 2000
 
 def _is_long(value: Any) -> bool:
     return isinstance(value, LongInteger) or (
-        type(value) is int and value.bit_length() > _SHORT_BITS)
+        type(value) is int and value.bit_length() > _SHORT_BITS
+    )
 
 
 def _decimal(value: int) -> str:
@@ -119,8 +119,8 @@ def _decimal(value: int) -> str:
         return "-" + _decimal(-value)
     if value.bit_length() <= _SHORT_BITS:
         return str(value)
-    half = int(value.bit_length() * 0.30103) // 2      # about half its digits
-    high, low = divmod(value, 10 ** half)
+    half = int(value.bit_length() * 0.30103) // 2  # about half its digits
+    high, low = divmod(value, 10**half)
     return _decimal(high) + _decimal(low).zfill(half)
 
 
@@ -142,7 +142,7 @@ def dumps(obj: Any, pretty: bool = False) -> str:
         else:
             text = json.dumps(value, **kwargs)
             if pretty:
-                text = text.replace("\n", "\n  ")      # one level deeper
+                text = text.replace("\n", "\n  ")  # one level deeper
         items.append(json.dumps(key) + (": " if pretty else ":") + text)
     if pretty:
         return "{\n  " + ",\n  ".join(items) + "\n}"

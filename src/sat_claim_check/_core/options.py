@@ -28,15 +28,20 @@ DELETIONS = ("strict", "lenient")
 class Options(NamedTuple):
     """A check's settings, checked: see ``Options.of``."""
 
-    engine: KernelName          # "compiled" or "reference": what "auto" chose
-    kernel: KernelModule        # that engine's module (its Kernel)
+    engine: KernelName  # "compiled" or "reference": what "auto" chose
+    kernel: KernelModule  # that engine's module (its Kernel)
     limits: Limits
-    lenient: bool               # deletions="lenient"
+    lenient: bool  # deletions="lenient"
     progress: Progress | None
 
     @classmethod
-    def of(cls, engine: Any = "auto", limits: Any = None, deletions: Any = "strict",
-           progress: Any = None) -> Options:
+    def of(
+        cls,
+        engine: Any = "auto",
+        limits: Any = None,
+        deletions: Any = "strict",
+        progress: Any = None,
+    ) -> Options:
         """The Options of a door's keyword arguments (``run`` documents them);
         None for ``limits`` means the contract's."""
         limits = checked_settings(limits, deletions, progress)
@@ -45,7 +50,7 @@ class Options(NamedTuple):
 
     @property
     def deletions(self) -> str:
-        """"lenient" or "strict", as given to ``of``."""
+        """ "lenient" or "strict", as given to ``of``."""
         return "lenient" if self.lenient else "strict"
 
     # Sent to a worker process by what it was made of: the worker resolves the

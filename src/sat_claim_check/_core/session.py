@@ -47,33 +47,53 @@ def _check(v: Validated, options: Options) -> Report:
         return Report(result("sat", reason, discrepancy, clauses_checked, 0), 0, options.engine)
     assert v.step_kinds is not None and v.step_offsets is not None and v.step_lits is not None
     max_work = options.limits.max_propagation_work
-    kernel = options.kernel.Kernel(v.num_vars, v.clause_offsets, v.clause_lits,
-                                   v.step_kinds, v.step_offsets, v.step_lits,
-                                   max_work, options.lenient)
+    kernel = options.kernel.Kernel(
+        v.num_vars,
+        v.clause_offsets,
+        v.clause_lits,
+        v.step_kinds,
+        v.step_offsets,
+        v.step_lits,
+        max_work,
+        options.lenient,
+    )
     status, step_index, steps_checked, work = kernel.run(options.progress)
-    return Report(unsat_outcome(v, status, step_index, steps_checked, max_work), work,
-                  options.engine, kernel.reason_deletions, kernel.ignored_deletions)
+    return Report(
+        unsat_outcome(v, status, step_index, steps_checked, max_work),
+        work,
+        options.engine,
+        kernel.reason_deletions,
+        kernel.ignored_deletions,
+    )
 
 
-def start(options: Options, num_vars: int, clause_offsets: array[int],
-          clause_lits: array[int]) -> KernelObject:
+def start(
+    options: Options, num_vars: int, clause_offsets: array[int], clause_lits: array[int]
+) -> KernelObject:
     """A kernel holding the CNF, its initial propagation done: steps are fed to
     it (``feed``, ``feed_step``) until ``finish``.  Raises the work limit's
     LimitExceeded when the initial propagation passes the cap."""
     max_work = options.limits.max_propagation_work
-    kernel = options.kernel.Kernel(num_vars, clause_offsets, clause_lits, None, None, None,
-                                   max_work, options.lenient)
+    kernel = options.kernel.Kernel(
+        num_vars, clause_offsets, clause_lits, None, None, None, max_work, options.lenient
+    )
     if kernel.start(options.progress) == STATUS_WORK_LIMIT:
         raise work_limit_error(-1, max_work)
     return kernel
 
 
-def finish(options: Options, kernel: KernelObject, failed_clause: list[int],
-           num_vars: int) -> Report:
+def finish(
+    options: Options, kernel: KernelObject, failed_clause: list[int], num_vars: int
+) -> Report:
     """End a check started with ``start``; its Report.  ``failed_clause``: the
     literals of the step that failed, if one did."""
     status, step_index, steps_checked, work = kernel.finish()
-    verdict = outcome(status, step_index, steps_checked, failed_clause, num_vars,
-                      options.limits.max_propagation_work)
-    return Report(verdict, work, options.engine, kernel.reason_deletions,
-                  kernel.ignored_deletions)
+    verdict = outcome(
+        status,
+        step_index,
+        steps_checked,
+        failed_clause,
+        num_vars,
+        options.limits.max_propagation_work,
+    )
+    return Report(verdict, work, options.engine, kernel.reason_deletions, kernel.ignored_deletions)

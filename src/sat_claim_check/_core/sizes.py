@@ -17,9 +17,9 @@ from .values import number_text
 if TYPE_CHECKING:
     from ..limits import Limits
 
-    Flat = tuple[array[int], array[int]]            # (offsets, literals)
-    Steps = tuple[array[int], array[int], array[int]]   # (kinds, offsets, literals)
-    PathOf = Callable[[int, int], str]              # (array, item) -> JSON Pointer
+    Flat = tuple[array[int], array[int]]  # (offsets, literals)
+    Steps = tuple[array[int], array[int], array[int]]  # (kinds, offsets, literals)
+    PathOf = Callable[[int, int], str]  # (array, item) -> JSON Pointer
 
 
 __all__ = ["SIZE_LIMITS", "check_size", "memory_error", "out_of_memory", "size_error", "sizes"]
@@ -30,39 +30,50 @@ SIZE_LIMITS = {
     "max_vars": ("cnf", "/cnf/num_vars", "num_vars"),
     "max_clauses": ("cnf", "/cnf/clauses", "the number of clauses"),
     "max_total_literals": ("cnf", "/cnf/clauses", "the number of CNF literals"),
-    "max_assignment_literals": ("assignment", "/assignment",
-                                "the number of assignment literals"),
+    "max_assignment_literals": ("assignment", "/assignment", "the number of assignment literals"),
     "max_proof_steps": ("proof", "/proof", "the number of proof steps"),
     "max_proof_literals": ("proof", "/proof", "the number of proof literals"),
 }
+
 
 def check_size(limit: str, actual: int, limits: Limits) -> None:
     """Raise limit_exceeded when ``actual`` is over ``limits.<limit>``."""
     if actual > getattr(limits, limit):
         raise size_error(limit, actual, limits)
 
+
 def size_error(limit: str, actual: int, limits: Limits) -> LimitExceeded:
     """The limit_exceeded error for ``actual``, over ``limits.<limit>``."""
     maximum = getattr(limits, limit)
     field, path, what = SIZE_LIMITS[limit]
-    return LimitExceeded(field, path,
-                         f"{what} ({number_text(actual)}) is over the limit of {maximum}",
-                         limit=limit, max=maximum, actual=actual)
+    return LimitExceeded(
+        field,
+        path,
+        f"{what} ({number_text(actual)}) is over the limit of {maximum}",
+        limit=limit,
+        max=maximum,
+        actual=actual,
+    )
+
 
 def sizes(v: Any) -> list[tuple[str, int]]:
     """The sizes of a validated request, as (limit, size), in validation order."""
-    out = [("max_vars", v.num_vars), ("max_clauses", len(v.clause_offsets) - 1),
-           ("max_total_literals", len(v.clause_lits))]
+    out = [
+        ("max_vars", v.num_vars),
+        ("max_clauses", len(v.clause_offsets) - 1),
+        ("max_total_literals", len(v.clause_lits)),
+    ]
     if v.assignment is not None:
         out.append(("max_assignment_literals", len(v.assignment)))
     if v.step_kinds is not None:
-        out += [("max_proof_steps", len(v.step_kinds)),
-                ("max_proof_literals", len(v.step_lits))]
+        out += [("max_proof_steps", len(v.step_kinds)), ("max_proof_literals", len(v.step_lits))]
     return out
+
 
 def out_of_memory(v: Any, limits: Limits) -> LimitExceeded | None:
     """``memory_error`` for a validated request (its sizes)."""
     return memory_error(sizes(v), limits)
+
 
 def memory_error(counts: list[tuple[str, int]], limits: Limits) -> LimitExceeded | None:
     """The error for a check that could not allocate its memory, given the sizes
@@ -75,16 +86,23 @@ def memory_error(counts: list[tuple[str, int]], limits: Limits) -> LimitExceeded
     the most.  ``max`` is the limit in force, so here ``actual <= max``; the
     error's ``out_of_memory`` is True (raising the limits cannot help).
     """
-    ratio, name, actual = max(((size / getattr(CONTRACT_LIMITS, name), name, size)
-                               for name, size in counts), key=lambda t: t[0])
+    ratio, name, actual = max(
+        ((size / getattr(CONTRACT_LIMITS, name), name, size) for name, size in counts),
+        key=lambda t: t[0],
+    )
     if ratio <= 1:
         return None
     field, path, what = SIZE_LIMITS[name]
     maximum = getattr(limits, name)
-    error = LimitExceeded(field, path,
-                          f"{what} ({number_text(actual)}) is within the limit of {maximum}, "
-                          f"but more than this machine could allocate memory for",
-                          limit=name, max=maximum, actual=actual)
+    error = LimitExceeded(
+        field,
+        path,
+        f"{what} ({number_text(actual)}) is within the limit of {maximum}, "
+        f"but more than this machine could allocate memory for",
+        limit=name,
+        max=maximum,
+        actual=actual,
+    )
     error.out_of_memory = True
     return error
 

@@ -22,9 +22,9 @@ from .values import pointer
 if TYPE_CHECKING:
     from ..limits import Limits
 
-    Flat = tuple[array[int], array[int]]            # (offsets, literals)
-    Steps = tuple[array[int], array[int], array[int]]   # (kinds, offsets, literals)
-    PathOf = Callable[[int, int], str]              # (array, item) -> JSON Pointer
+    Flat = tuple[array[int], array[int]]  # (offsets, literals)
+    Steps = tuple[array[int], array[int], array[int]]  # (kinds, offsets, literals)
+    PathOf = Callable[[int, int], str]  # (array, item) -> JSON Pointer
 
 
 __all__ = ["ProofChunk", "one_step", "step_arrays_chunk", "steps_chunk"]
@@ -46,15 +46,18 @@ class ProofChunk:
     lits: array[int]
     problem: CheckError | None
 
-    def __init__(self, kinds: array[int], offsets: array[int], lits: array[int],
-                 problem: CheckError | None) -> None:
+    def __init__(
+        self, kinds: array[int], offsets: array[int], lits: array[int], problem: CheckError | None
+    ) -> None:
         self.kinds = kinds
         self.offsets = offsets
         self.lits = lits
         self.problem = problem
 
-def steps_chunk(steps: Sequence[Any], first: int, literals_before: int, num_vars: int,
-                limits: Limits) -> ProofChunk:
+
+def steps_chunk(
+    steps: Sequence[Any], first: int, literals_before: int, num_vars: int, limits: Limits
+) -> ProofChunk:
     """Validate proof steps ``first, first + 1, ...`` (any values) as they arrive,
     after ``first`` steps of ``literals_before`` literals.
 
@@ -76,11 +79,21 @@ def steps_chunk(steps: Sequence[Any], first: int, literals_before: int, num_vars
             problem = malformed
     else:
         kinds, offsets, lits = flat
-    return _within_literal_limit(kinds, offsets, lits, problem, first, literals_before,
-                                 num_vars, limits)
+    return _within_literal_limit(
+        kinds, offsets, lits, problem, first, literals_before, num_vars, limits
+    )
 
-def one_step(key: str, value: Any, index: int, literals_before: int, num_vars: int,
-             limits: Limits, kinds: array[int], offsets: array[int]) -> array[int]:
+
+def one_step(
+    key: str,
+    value: Any,
+    index: int,
+    literals_before: int,
+    num_vars: int,
+    limits: Limits,
+    kinds: array[int],
+    offsets: array[int],
+) -> array[int]:
     """``steps_chunk`` for the single step {key: value} (key "add" or "delete"),
     raising its problem: return its literals, and set ``kinds[0]`` (its kind,
     classified for the engines) and ``offsets`` to ``[0, len(literals)]``."""
@@ -89,14 +102,15 @@ def one_step(key: str, value: Any, index: int, literals_before: int, num_vars: i
     # The usual step: plain ints within 1..num_vars (so within max_vars, and
     # nothing to classify).
     flat = converter().flatten((value,), num_vars, False, sys.maxsize)
-    if isinstance(flat, int):       # no count: sys.maxsize is no limit
+    if isinstance(flat, int):  # no count: sys.maxsize is no limit
         flat = None
     plain = flat is not None
     if flat is None:
         if type(value) is not list and type(value) is not tuple:
-            step_shape({key: value}, index)        # raises, unless a list or tuple subclass
-        flat = flatten((value,), limits.max_vars, True, "proof", _step_path(index, key),
-                       "a proof literal")
+            step_shape({key: value}, index)  # raises, unless a list or tuple subclass
+        flat = flatten(
+            (value,), limits.max_vars, True, "proof", _step_path(index, key), "a proof literal"
+        )
     lits = flat[1]
     check_size("max_proof_literals", literals_before + len(lits), limits)
     offsets[1] = len(lits)
@@ -104,9 +118,18 @@ def one_step(key: str, value: Any, index: int, literals_before: int, num_vars: i
         converter().mark_out_of_range(kinds, offsets, lits, num_vars)
     return lits
 
-def step_arrays_chunk(kinds: array[int], offsets: array[int], lits: array[int], a: int,
-                      b: int, first: int, literals_before: int, num_vars: int,
-                      limits: Limits) -> ProofChunk:
+
+def step_arrays_chunk(
+    kinds: array[int],
+    offsets: array[int],
+    lits: array[int],
+    a: int,
+    b: int,
+    first: int,
+    literals_before: int,
+    num_vars: int,
+    limits: Limits,
+) -> ProofChunk:
     """``steps_chunk`` for steps ``a .. b - 1`` of flat arrays (STEP_ADD/STEP_DELETE
     kinds, ``lits[offsets[s]:offsets[s + 1]]``, 32-bit literals): what the
     DIMACS/DRUP door reads.  Step ``a`` is step ``first`` of the proof.  The
@@ -120,11 +143,16 @@ def step_arrays_chunk(kinds: array[int], offsets: array[int], lits: array[int], 
     if s is not None:
         problem = literal_error(kinds, offsets, lits, s, first + s - a, limits.max_vars)
         b = s
-    return _within_literal_limit(kinds[a:b], offsets[a:b + 1], lits, problem, first,
-                                 literals_before, num_vars, limits)
+    return _within_literal_limit(
+        kinds[a:b], offsets[a : b + 1], lits, problem, first, literals_before, num_vars, limits
+    )
 
-def _steps_until_malformed(steps: Sequence[Any], first: int, limits: Limits,
-                           ) -> tuple[array[int], array[int], array[int], InvalidInput | None]:
+
+def _steps_until_malformed(
+    steps: Sequence[Any],
+    first: int,
+    limits: Limits,
+) -> tuple[array[int], array[int], array[int], InvalidInput | None]:
     """(kinds, offsets, literals) of the steps before the first malformed one (in
     document order: its shape, then its literals), and that step's error."""
     kinds = array("b")
@@ -133,34 +161,56 @@ def _steps_until_malformed(steps: Sequence[Any], first: int, limits: Limits,
     for s, step in enumerate(steps):
         try:
             key, value = step_shape(step, first + s)
-            literal_array((value,), limits.max_vars, True, "proof",
-                          _step_path(first + s, key), "a proof literal")
+            literal_array(
+                (value,),
+                limits.max_vars,
+                True,
+                "proof",
+                _step_path(first + s, key),
+                "a proof literal",
+            )
         except InvalidInput as exc:
             error = exc
             break
         kinds.append(STEP_ADD if key == "add" else STEP_DELETE)
         values.append(value)
-    offsets, lits = flatten(values, limits.max_vars, True, "proof",
-                            lambda i, j: pointer("proof", first + i), "a proof literal")
+    offsets, lits = flatten(
+        values,
+        limits.max_vars,
+        True,
+        "proof",
+        lambda i, j: pointer("proof", first + i),
+        "a proof literal",
+    )
     return kinds, offsets, lits, error
+
 
 def _step_path(index: int, key: str) -> Callable[[int, int], str]:
     """The path of literal j of proof step ``index`` (for ``literal_array``)."""
     return lambda _, j: pointer("proof", index, key, j)
 
-def _within_literal_limit(kinds: array[int], offsets: array[int], lits: array[int],
-                          problem: CheckError | None, first: int, literals_before: int,
-                          num_vars: int, limits: Limits) -> ProofChunk:
+
+def _within_literal_limit(
+    kinds: array[int],
+    offsets: array[int],
+    lits: array[int],
+    problem: CheckError | None,
+    first: int,
+    literals_before: int,
+    num_vars: int,
+    limits: Limits,
+) -> ProofChunk:
     """Cut the well-formed steps at the one that takes the literal count past
     ``max_proof_literals``, if any (that is then the problem); classify the
     rest for the engines, as ``_attach_proof`` does."""
     n = len(kinds)
     room = limits.max_proof_literals - literals_before
     if offsets[n] - offsets[0] > room:
-        s = bisect_right(offsets, offsets[0] + room, 0, n + 1) - 1    # its offsets[s + 1] > room
-        problem = size_error("max_proof_literals",
-                             literals_before + offsets[s + 1] - offsets[0], limits)
-        kinds, offsets = kinds[:s], offsets[:s + 1]
+        s = bisect_right(offsets, offsets[0] + room, 0, n + 1) - 1  # its offsets[s + 1] > room
+        problem = size_error(
+            "max_proof_literals", literals_before + offsets[s + 1] - offsets[0], limits
+        )
+        kinds, offsets = kinds[:s], offsets[: s + 1]
     if not isinstance(kinds, array) or kinds.typecode != "b":
         kinds = array("b", kinds)
     converter().mark_out_of_range(kinds, offsets, lits, num_vars)

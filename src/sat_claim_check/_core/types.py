@@ -82,17 +82,24 @@ if TYPE_CHECKING:
 
     # (code, line, token, value, num_vars, num_clauses, offsets, lits): the
     # arrays are None when code is not SCAN_OK (see scan_py).
-    CnfScan = tuple[int, int, Optional[bytes], int, int, int,
-                    Optional[array[int]], Optional[array[int]]]
+    CnfScan = tuple[
+        int, int, Optional[bytes], int, int, int, Optional[array[int]], Optional[array[int]]
+    ]
     # (code, line, token, value, kinds, offsets, lits), arrays as for CnfScan.
-    DrupScan = tuple[int, int, Optional[bytes], int,
-                     Optional[array[int]], Optional[array[int]], Optional[array[int]]]
+    DrupScan = tuple[
+        int,
+        int,
+        Optional[bytes],
+        int,
+        Optional[array[int]],
+        Optional[array[int]],
+        Optional[array[int]],
+    ]
     # A part of a proof scanned as it arrives: (code, line, token, value, kinds,
     # offsets, lits, lines), the arrays always given, lines the 1-based line
     # where each step starts.  For a binary proof, line is the byte offset of
     # the error (0-based) and lines the byte offsets of the steps.
-    DrupPart = tuple[int, int, Optional[bytes], int,
-                     array[int], array[int], array[int], array[int]]
+    DrupPart = tuple[int, int, Optional[bytes], int, array[int], array[int], array[int], array[int]]
 
     class KernelObject(Protocol):
         """A ``Kernel`` of either engine (``kernel_py``, ``kernel_c``)."""
@@ -103,52 +110,66 @@ if TYPE_CHECKING:
         @property
         def work(self) -> int: ...
 
-        def start(self, progress: Optional[Progress] = None,
-                  poll_interval: int = ...) -> int: ...
+        def start(self, progress: Optional[Progress] = None, poll_interval: int = ...) -> int: ...
 
         def feed(self, kinds: Ints, offsets: Ints, lits: Ints) -> tuple[int, int]: ...
 
-        def feed_step(self, kind: int, lits: Any, steps_left: int,
-                      literals_left: int) -> Optional[int]: ...
+        def feed_step(
+            self, kind: int, lits: Any, steps_left: int, literals_left: int
+        ) -> Optional[int]: ...
 
         def finish(self) -> tuple[int, int, int, int]: ...
 
-        def run(self, progress: Optional[Progress] = None,
-                poll_interval: int = ...) -> tuple[int, int, int, int]: ...
+        def run(
+            self, progress: Optional[Progress] = None, poll_interval: int = ...
+        ) -> tuple[int, int, int, int]: ...
 
     class KernelModule(Protocol):
         """``kernel_py`` and ``kernel_c``."""
 
-        def Kernel(self, num_vars: int, clause_offsets: Ints, clause_lits: Ints,
-                   step_kinds: Optional[Ints], step_offsets: Optional[Ints],
-                   step_lits: Optional[Ints], max_work: int,
-                   lenient: bool = ...) -> KernelObject: ...
+        def Kernel(
+            self,
+            num_vars: int,
+            clause_offsets: Ints,
+            clause_lits: Ints,
+            step_kinds: Optional[Ints],
+            step_offsets: Optional[Ints],
+            step_lits: Optional[Ints],
+            max_work: int,
+            lenient: bool = ...,
+        ) -> KernelObject: ...
 
     class ConverterModule(Protocol):
         """``convert_py`` and ``convert_c``."""
 
-        def flatten(self, arrays: Any, bound: int, zero_ok: bool, max_total: int
-                    ) -> Union[tuple[array[int], array[int]], int, None]: ...
+        def flatten(
+            self, arrays: Any, bound: int, zero_ok: bool, max_total: int
+        ) -> Union[tuple[array[int], array[int]], int, None]: ...
 
-        def flatten_steps(self, proof: Any, bound: int, max_total: int
-                          ) -> Union[tuple[array[int], array[int], array[int]], int, None]: ...
+        def flatten_steps(
+            self, proof: Any, bound: int, max_total: int
+        ) -> Union[tuple[array[int], array[int], array[int]], int, None]: ...
 
-        def first_step_over(self, offsets: array[int], lits: array[int], bound: int,
-                            a: int, b: int) -> Optional[int]: ...
+        def first_step_over(
+            self, offsets: array[int], lits: array[int], bound: int, a: int, b: int
+        ) -> Optional[int]: ...
 
-        def mark_out_of_range(self, kinds: array[int], offsets: array[int],
-                              lits: array[int], num_vars: int) -> None: ...
+        def mark_out_of_range(
+            self, kinds: array[int], offsets: array[int], lits: array[int], num_vars: int
+        ) -> None: ...
 
         def unique_keys(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]: ...
 
     class ScannerModule(Protocol):
         """``scan_py`` and ``scan_c``."""
 
-        def parse_cnf(self, data: bytes, max_vars: int = ..., max_clauses: int = ...,
-                      max_lits: int = ...) -> CnfScan: ...
+        def parse_cnf(
+            self, data: bytes, max_vars: int = ..., max_clauses: int = ..., max_lits: int = ...
+        ) -> CnfScan: ...
 
-        def parse_drup(self, data: bytes, max_steps: int = ...,
-                       max_lits: int = ...) -> DrupScan: ...
+        def parse_drup(
+            self, data: bytes, max_steps: int = ..., max_lits: int = ...
+        ) -> DrupScan: ...
 
         @property
         def DrupTextStream(self) -> "type[DrupStream]": ...
@@ -165,14 +186,23 @@ if TYPE_CHECKING:
     # clause_offsets, clause_lits, assignment, step_kinds, step_offsets,
     # step_lits), the fields of a _validate.Validated (assignment None for an
     # unsat claim, the step arrays None for a sat claim).
-    RequestArrays = tuple[Claim, int, array[int], array[int], Optional[array[int]],
-                          Optional[array[int]], Optional[array[int]], Optional[array[int]]]
+    RequestArrays = tuple[
+        Claim,
+        int,
+        array[int],
+        array[int],
+        Optional[array[int]],
+        Optional[array[int]],
+        Optional[array[int]],
+        Optional[array[int]],
+    ]
 
     class RequestReaderModule(Protocol):
         """``request_py`` and ``request_c``."""
 
-        def read_request(self, data: Union[bytes, bytearray],
-                         limits: Limits) -> Optional[RequestArrays]: ...
+        def read_request(
+            self, data: Union[bytes, bytearray], limits: Limits
+        ) -> Optional[RequestArrays]: ...
 
     # (num_vars, offsets, lits) of a CNF; (kinds, offsets, lits) of a proof.
     CnfArrays = tuple[int, array[int], array[int]]

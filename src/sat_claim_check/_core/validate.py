@@ -40,9 +40,9 @@ from .values import (
 if TYPE_CHECKING:
     from ..limits import Limits
 
-    Flat = tuple[array[int], array[int]]            # (offsets, literals)
-    Steps = tuple[array[int], array[int], array[int]]   # (kinds, offsets, literals)
-    PathOf = Callable[[int, int], str]              # (array, item) -> JSON Pointer
+    Flat = tuple[array[int], array[int]]  # (offsets, literals)
+    Steps = tuple[array[int], array[int], array[int]]  # (kinds, offsets, literals)
+    PathOf = Callable[[int, int], str]  # (array, item) -> JSON Pointer
 
 __all__ = [
     "read_common_case",
@@ -60,8 +60,10 @@ CNF_KEYS = ("num_vars", "clauses")
 
 CLAIMS = ("sat", "unsat")
 
-def flatten(items_list: Any, bound: int, zero_ok: bool, field: str,
-            path_of: PathOf, what: str) -> Flat:
+
+def flatten(
+    items_list: Any, bound: int, zero_ok: bool, field: str, path_of: PathOf, what: str
+) -> Flat:
     """Validate the literals of several arrays; return (offsets, literals) as array('i').
 
     Every literal must be an integer with ``|l| <= bound`` (and non-zero unless
@@ -69,21 +71,25 @@ def flatten(items_list: Any, bound: int, zero_ok: bool, field: str,
     caller has checked the literal count against its limit.
     """
     fast = converter().flatten(items_list, bound, zero_ok, sys.maxsize)
-    if fast is not None and not isinstance(fast, int):     # no count: sys.maxsize is no limit
+    if fast is not None and not isinstance(fast, int):  # no count: sys.maxsize is no limit
         return fast
     offsets, lits = array("i", [0]), array("i")
     for i, items in enumerate(array_items(items_list)):
         _walk_literals(items, i, bound, zero_ok, field, path_of, what, lits)
-        offsets.append(len(lits))       # what was walked, whatever the lengths said
+        offsets.append(len(lits))  # what was walked, whatever the lengths said
     return offsets, lits
 
-def literal_array(items_list: Any, bound: int, zero_ok: bool, field: str,
-                  path_of: PathOf, what: str) -> array[int]:
+
+def literal_array(
+    items_list: Any, bound: int, zero_ok: bool, field: str, path_of: PathOf, what: str
+) -> array[int]:
     """The literals of ``flatten`` alone."""
     return flatten(items_list, bound, zero_ok, field, path_of, what)[1]
 
-def check_literals(items_list: Any, bound: int, zero_ok: bool, field: str,
-                   path_of: PathOf, what: str) -> None:
+
+def check_literals(
+    items_list: Any, bound: int, zero_ok: bool, field: str, path_of: PathOf, what: str
+) -> None:
     """``flatten``'s checks with nothing copied (for arrays over a literal limit).
 
     Raises the first error in document order; an array given several times
@@ -98,24 +104,37 @@ def check_literals(items_list: Any, bound: int, zero_ok: bool, field: str,
             if converter().flatten((items,), bound, zero_ok, -1) is None:
                 _walk_literals(items, i, bound, zero_ok, field, path_of, what, None)
 
-def _walk_literals(items: Any, i: int, bound: int, zero_ok: bool, field: str,
-                   path_of: PathOf, what: str, out: array[int] | None) -> None:
+
+def _walk_literals(
+    items: Any,
+    i: int,
+    bound: int,
+    zero_ok: bool,
+    field: str,
+    path_of: PathOf,
+    what: str,
+    out: array[int] | None,
+) -> None:
     """Check array ``i``'s literals in order, appending them to ``out`` (if given)."""
     low = 0 if zero_ok else 1
     for j, x in enumerate(array_items(items)):
         v = as_integer(x)
         if v is None:
-            raise InvalidInput(field, path_of(i, j),
-                               f"{what} must be an integer, got {type_name(x)}")
+            raise InvalidInput(
+                field, path_of(i, j), f"{what} must be an integer, got {type_name(x)}"
+            )
         if not low <= abs(v) <= bound:
-            raise InvalidInput(field, path_of(i, j),
-                               f"{what} {number_text(v)} is out of range: "
-                               f"|l| must be in {low}..{bound}")
+            raise InvalidInput(
+                field,
+                path_of(i, j),
+                f"{what} {number_text(v)} is out of range: |l| must be in {low}..{bound}",
+            )
         if out is not None:
             out.append(v)
 
 
 # -- the fields, in order ------------------------------------------------------
+
 
 def validate(request: object, limits: Limits) -> Validated:
     """Check ``request`` (any value) in the order of docs/semantics.md,
@@ -134,31 +153,41 @@ def validate(request: object, limits: Limits) -> Validated:
     if issubclass(type(claim), str):
         claim = str.__str__(claim)
     if type(claim) is not str or claim not in CLAIMS:
-        raise InvalidInput("claim", "/claim",
-                           f"claim must be \"sat\" or \"unsat\", got {type_name(claim)}"
-                           + (f" {claim!r}" if type(claim) is str else ""))
+        raise InvalidInput(
+            "claim",
+            "/claim",
+            f'claim must be "sat" or "unsat", got {type_name(claim)}'
+            + (f" {claim!r}" if type(claim) is str else ""),
+        )
     out = Validated(claim, num_vars, clause_offsets, clause_lits)
 
     if claim == "sat":
         if "assignment" not in request:
-            raise InvalidInput("assignment", "/assignment",
-                               "a sat claim needs an 'assignment'")
+            raise InvalidInput("assignment", "/assignment", "a sat claim needs an 'assignment'")
         out.assignment = _assignment(request["assignment"], limits)
         if "proof" in request:
             raise InvalidInput("proof", "/proof", "a sat claim must not have a 'proof'")
     else:
         if "assignment" in request:
-            raise InvalidInput("assignment", "/assignment",
-                               "an unsat claim must not have an 'assignment'")
+            raise InvalidInput(
+                "assignment", "/assignment", "an unsat claim must not have an 'assignment'"
+            )
         if "proof" not in request:
             raise InvalidInput("proof", "/proof", "an unsat claim needs a 'proof'")
         kinds, offsets, lits = _proof(request["proof"], limits)
         _attach_proof(out, kinds, offsets, lits, limits)
     return out
 
-def validate_arrays(num_vars: int, clause_offsets: array[int], clause_lits: array[int], *,
-                    proof: tuple[array[int], array[int], array[int]] | None = None,
-                    assignment: Sequence[int] | None = None, limits: Limits) -> Validated:
+
+def validate_arrays(
+    num_vars: int,
+    clause_offsets: array[int],
+    clause_lits: array[int],
+    *,
+    proof: tuple[array[int], array[int], array[int]] | None = None,
+    assignment: Sequence[int] | None = None,
+    limits: Limits,
+) -> Validated:
     """Validation for a request that arrives as flat arrays; return a Validated.
 
     The way in for the DIMACS/DRUP front door: the same limits and range rules
@@ -173,7 +202,7 @@ def validate_arrays(num_vars: int, clause_offsets: array[int], clause_lits: arra
         out = Validated("sat", num_vars, clause_offsets, clause_lits)
         out.assignment = _assignment(assignment, limits)
         return out
-    assert proof is not None        # an unsat claim
+    assert proof is not None  # an unsat claim
     kinds, offsets, lits = proof
     check_size("max_proof_steps", len(kinds), limits)
     s = converter().first_step_over(offsets, lits, limits.max_vars, 0, len(kinds))
@@ -183,6 +212,7 @@ def validate_arrays(num_vars: int, clause_offsets: array[int], clause_lits: arra
     _attach_proof(out, kinds, offsets, lits, limits)
     return out
 
+
 def validate_cnf(cnf: Any, limits: Limits) -> tuple[int, array[int], array[int]]:
     """The ``cnf`` field alone (any value), as ``validate`` checks it; return
     (num_vars, clause_offsets, clause_lits) or raise CheckError."""
@@ -190,28 +220,40 @@ def validate_cnf(cnf: Any, limits: Limits) -> tuple[int, array[int], array[int]]
     clause_offsets, clause_lits = _cnf_literals(clauses, num_vars, limits)
     return num_vars, clause_offsets, clause_lits
 
-def validate_cnf_arrays(num_vars: int, clause_offsets: array[int], clause_lits: array[int],
-                        limits: Limits) -> None:
+
+def validate_cnf_arrays(
+    num_vars: int, clause_offsets: array[int], clause_lits: array[int], limits: Limits
+) -> None:
     """The size limits of a CNF that arrives as flat arrays (its literals are in
     ``1..num_vars`` already); raise LimitExceeded."""
     check_size("max_vars", num_vars, limits)
     check_size("max_clauses", len(clause_offsets) - 1, limits)
     check_size("max_total_literals", len(clause_lits), limits)
 
-def literal_error(kinds: Sequence[int], offsets: Sequence[int], lits: array[int], s: int,
-                   index: int, bound: int) -> InvalidInput:
+
+def literal_error(
+    kinds: Sequence[int], offsets: Sequence[int], lits: array[int], s: int, index: int, bound: int
+) -> InvalidInput:
     """The error of step s of flat arrays (step ``index`` of the proof), which has a
     literal over ``bound``: worded as ``validate`` words it."""
     key = step_key(kinds[s])
     try:
-        literal_array((lits[offsets[s]:offsets[s + 1]].tolist(),), bound, True, "proof",
-                      lambda _, j: pointer("proof", index, key, j), "a proof literal")
+        literal_array(
+            (lits[offsets[s] : offsets[s + 1]].tolist(),),
+            bound,
+            True,
+            "proof",
+            lambda _, j: pointer("proof", index, key, j),
+            "a proof literal",
+        )
     except InvalidInput as exc:
         return exc
-    raise AssertionError(f"step {index} has no literal over {bound}")   # pragma: no cover
+    raise AssertionError(f"step {index} has no literal over {bound}")  # pragma: no cover
 
-def _attach_proof(out: Validated, kinds: array[int], offsets: array[int], lits: array[int],
-                  limits: Limits) -> None:
+
+def _attach_proof(
+    out: Validated, kinds: array[int], offsets: array[int], lits: array[int], limits: Limits
+) -> None:
     """The last checks of the proof's validation, then the steps the engines cannot run get
     their own kinds (the one place where out-of-range steps are classified)."""
     check_size("max_proof_literals", len(lits), limits)
@@ -219,6 +261,7 @@ def _attach_proof(out: Validated, kinds: array[int], offsets: array[int], lits: 
     out.step_kinds = kinds
     out.step_offsets = offsets
     out.step_lits = lits
+
 
 def _cnf(cnf: object, limits: Limits) -> tuple[int, Any]:
     """(num_vars, clauses), or the first error of the cnf's validation before the
@@ -230,28 +273,33 @@ def _cnf(cnf: object, limits: Limits) -> tuple[int, Any]:
     raw = cnf["num_vars"]
     num_vars = as_integer(raw)
     if num_vars is None:
-        raise InvalidInput("cnf", "/cnf/num_vars",
-                           f"num_vars must be an integer, got {type_name(raw)}")
+        raise InvalidInput(
+            "cnf", "/cnf/num_vars", f"num_vars must be an integer, got {type_name(raw)}"
+        )
     if num_vars < 0:
-        raise InvalidInput("cnf", "/cnf/num_vars",
-                           f"num_vars must be >= 0, got {number_text(num_vars)}")
+        raise InvalidInput(
+            "cnf", "/cnf/num_vars", f"num_vars must be >= 0, got {number_text(num_vars)}"
+        )
     check_size("max_vars", num_vars, limits)
 
     clauses = cnf["clauses"]
     length = array_length(clauses)
     if length < 0:
-        raise InvalidInput("cnf", "/cnf/clauses",
-                           f"clauses must be an array, got {type_name(clauses)}")
+        raise InvalidInput(
+            "cnf", "/cnf/clauses", f"clauses must be an array, got {type_name(clauses)}"
+        )
     check_size("max_clauses", length, limits)
     return num_vars, clauses
+
 
 def _cnf_literals(clauses: Any, num_vars: int, limits: Limits) -> Flat:
     """(offsets, literals) of the clauses, or the first error: a clause that is
     not an array, then the literal count (before any literal is read), then a
     literal, in document order."""
-    fast: Flat | int | None = converter().flatten(clauses, num_vars, False,
-                                               limits.max_total_literals)
-    if isinstance(fast, int):           # plain arrays, but over the limit
+    fast: Flat | int | None = converter().flatten(
+        clauses, num_vars, False, limits.max_total_literals
+    )
+    if isinstance(fast, int):  # plain arrays, but over the limit
         raise size_error("max_total_literals", fast, limits)
     if fast is not None:
         return fast
@@ -259,21 +307,39 @@ def _cnf_literals(clauses: Any, num_vars: int, limits: Limits) -> Flat:
     for k, clause in enumerate(array_items(clauses)):
         length = array_length(clause)
         if length < 0:
-            raise InvalidInput("cnf", pointer("cnf", "clauses", k),
-                               f"a clause must be an array, got {type_name(clause)}")
+            raise InvalidInput(
+                "cnf",
+                pointer("cnf", "clauses", k),
+                f"a clause must be an array, got {type_name(clause)}",
+            )
         total += length
     check_size("max_total_literals", total, limits)
-    return flatten(clauses, num_vars, False, "cnf",
-                   lambda i, j: pointer("cnf", "clauses", i, j), "a CNF literal")
+    return flatten(
+        clauses,
+        num_vars,
+        False,
+        "cnf",
+        lambda i, j: pointer("cnf", "clauses", i, j),
+        "a CNF literal",
+    )
+
 
 def _assignment(assignment: object, limits: Limits) -> array[int]:
     length = array_length(assignment)
     if length < 0:
-        raise InvalidInput("assignment", "/assignment",
-                           f"assignment must be an array, got {type_name(assignment)}")
+        raise InvalidInput(
+            "assignment", "/assignment", f"assignment must be an array, got {type_name(assignment)}"
+        )
     check_size("max_assignment_literals", length, limits)
-    return literal_array((assignment,), limits.max_vars, True, "assignment",
-                         lambda i, j: pointer("assignment", j), "an assignment literal")
+    return literal_array(
+        (assignment,),
+        limits.max_vars,
+        True,
+        "assignment",
+        lambda i, j: pointer("assignment", j),
+        "an assignment literal",
+    )
+
 
 def _proof(proof: object, limits: Limits) -> Steps:
     """(kinds, offsets, literals) of the proof, or the first error of its validation
@@ -282,13 +348,15 @@ def _proof(proof: object, limits: Limits) -> Steps:
     if length < 0:
         raise InvalidInput("proof", "/proof", f"proof must be an array, got {type_name(proof)}")
     check_size("max_proof_steps", length, limits)
-    fast: Steps | int | None = converter().flatten_steps(proof, limits.max_vars,
-                                                      limits.max_proof_literals)
+    fast: Steps | int | None = converter().flatten_steps(
+        proof, limits.max_vars, limits.max_proof_literals
+    )
     if fast is None:
         return _steps(proof, limits)
-    if isinstance(fast, int):           # every step well formed, but over the limit
+    if isinstance(fast, int):  # every step well formed, but over the limit
         raise size_error("max_proof_literals", fast, limits)
     return fast
+
 
 def _steps(proof: Any, limits: Limits) -> Steps:
     """(kinds, offsets, literals) of the steps, or the first error in document order."""
@@ -310,6 +378,7 @@ def _steps(proof: Any, limits: Limits) -> Steps:
         raise shape_error
     return array("b", [STEP_ADD if add else STEP_DELETE for add in is_add]), offsets, lits
 
+
 def _step_shapes(proof: Any) -> tuple[list[bool], list[Any], InvalidInput | None]:
     """(is_add per step, value per step, the first shape error or None).
 
@@ -327,22 +396,27 @@ def _step_shapes(proof: Any) -> tuple[list[bool], list[Any], InvalidInput | None
         values.append(value)
     return is_add, values, None
 
+
 def step_shape(step: object, s: int) -> tuple[str, Any]:
     if not is_object(step):
-        raise InvalidInput("proof", pointer("proof", s),
-                           f"a proof step must be an object, got {type_name(step)}")
-    step = read_object(step, STEP_KEYS, (), "proof", ("proof", s),
-                       exactly_one=True)
-    (key, value), = step.items()
+        raise InvalidInput(
+            "proof", pointer("proof", s), f"a proof step must be an object, got {type_name(step)}"
+        )
+    step = read_object(step, STEP_KEYS, (), "proof", ("proof", s), exactly_one=True)
+    ((key, value),) = step.items()
     if not is_array(value):
-        raise InvalidInput("proof", pointer("proof", s, key),
-                           f"the value of {key!r} must be an array, got {type_name(value)}")
+        raise InvalidInput(
+            "proof",
+            pointer("proof", s, key),
+            f"the value of {key!r} must be an array, got {type_name(value)}",
+        )
     return key, value
 
 
 # -- JSON text ------------------------------------------------------------------
 
 # The compiled reader of the common case, or the pure twin that declines all.
+
 
 def validated_from_text(data: bytes | bytearray | str, limits: Limits) -> Validated:
     """One request's JSON text, read and validated: a Validated, or CheckError.
@@ -355,6 +429,7 @@ def validated_from_text(data: bytes | bytearray | str, limits: Limits) -> Valida
     fast = read_common_case(data, limits)
     return validate(loads(data), limits) if fast is None else fast
 
+
 def read_common_case(data: bytes | bytearray | str, limits: Limits) -> Validated | None:
     """The compiled reader alone: the Validated of a request's text in the
     common case, or None (then ``validate(loads(data))`` has the answer)."""
@@ -362,7 +437,7 @@ def read_common_case(data: bytes | bytearray | str, limits: Limits) -> Validated
     if isinstance(data, str):
         try:
             raw = data.encode("utf-8")
-        except UnicodeEncodeError:          # a lone surrogate: the exact path says so
+        except UnicodeEncodeError:  # a lone surrogate: the exact path says so
             raw = None
     else:
         raw = data

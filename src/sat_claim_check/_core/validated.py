@@ -9,10 +9,9 @@ from typing import TYPE_CHECKING
 from .codes import step_key
 
 if TYPE_CHECKING:
-
-    Flat = tuple[array[int], array[int]]            # (offsets, literals)
-    Steps = tuple[array[int], array[int], array[int]]   # (kinds, offsets, literals)
-    PathOf = Callable[[int, int], str]              # (array, item) -> JSON Pointer
+    Flat = tuple[array[int], array[int]]  # (offsets, literals)
+    Steps = tuple[array[int], array[int], array[int]]  # (kinds, offsets, literals)
+    PathOf = Callable[[int, int], str]  # (array, item) -> JSON Pointer
 
 
 __all__ = ["Validated", "proof_steps", "request_step"]
@@ -45,8 +44,9 @@ class Validated:
     step_offsets: array[int] | None
     step_lits: array[int] | None
 
-    def __init__(self, claim: str, num_vars: int, clause_offsets: array[int],
-                 clause_lits: array[int]) -> None:
+    def __init__(
+        self, claim: str, num_vars: int, clause_offsets: array[int], clause_lits: array[int]
+    ) -> None:
         self.claim = claim
         self.num_vars = num_vars
         self.clause_offsets = clause_offsets
@@ -57,19 +57,23 @@ class Validated:
         self.step_lits = None
 
     def clause(self, k: int) -> list[int]:
-        return self.clause_lits[self.clause_offsets[k]:self.clause_offsets[k + 1]].tolist()
+        return self.clause_lits[self.clause_offsets[k] : self.clause_offsets[k + 1]].tolist()
 
     def step(self, s: int) -> list[int]:
-        assert self.step_lits is not None and self.step_offsets is not None    # an unsat claim
-        return self.step_lits[self.step_offsets[s]:self.step_offsets[s + 1]].tolist()
+        assert self.step_lits is not None and self.step_offsets is not None  # an unsat claim
+        return self.step_lits[self.step_offsets[s] : self.step_offsets[s + 1]].tolist()
 
-def request_step(kinds: array[int], offsets: array[int], lits: array[int],
-                 s: int) -> dict[str, list[int]]:
+
+def request_step(
+    kinds: array[int], offsets: array[int], lits: array[int], s: int
+) -> dict[str, list[int]]:
     """Proof step s of flat arrays as a request writes it: {"add"|"delete": [...]}."""
-    return {step_key(kinds[s]): lits[offsets[s]:offsets[s + 1]].tolist()}
+    return {step_key(kinds[s]): lits[offsets[s] : offsets[s + 1]].tolist()}
 
-def proof_steps(kinds: array[int], offsets: array[int],
-                lits: array[int]) -> list[dict[str, list[int]]]:
+
+def proof_steps(
+    kinds: array[int], offsets: array[int], lits: array[int]
+) -> list[dict[str, list[int]]]:
     """A request's proof (a list of request steps) from flat arrays."""
     return [request_step(kinds, offsets, lits, s) for s in range(len(kinds))]
 

@@ -35,8 +35,16 @@ if TYPE_CHECKING:
         ScannerModule,
     )
 
-__all__ = ["ENGINES", "compiled_available", "converter", "default_engine",
-           "implementations", "request_reader", "resolve", "scanner"]
+__all__ = [
+    "ENGINES",
+    "compiled_available",
+    "converter",
+    "default_engine",
+    "implementations",
+    "request_reader",
+    "resolve",
+    "scanner",
+]
 
 ENGINES = ("auto", "compiled", "reference")
 NO_EXTENSIONS_VARIABLE = "SAT_CLAIM_CHECK_NO_EXTENSIONS"
@@ -47,21 +55,26 @@ def _load_compiled() -> tuple[Compiled | None, ImportError | None]:
     the ImportError)."""
     if os.environ.get(NO_EXTENSIONS_VARIABLE):
         return None, ImportError(
-            f"the compiled engine is disabled: {NO_EXTENSIONS_VARIABLE} is set")
+            f"the compiled engine is disabled: {NO_EXTENSIONS_VARIABLE} is set"
+        )
     if platform.python_implementation() != "CPython":
         return None, ImportError(
-            f"the compiled engine needs CPython, not {platform.python_implementation()}")
+            f"the compiled engine needs CPython, not {platform.python_implementation()}"
+        )
     try:
-        modules = tuple(importlib.import_module(f"{__package__}.{name}")
-                        for name in ("kernel_c", "convert_c", "scan_c", "request_c"))
-    except ImportError as exc:      # a pure build, or a broken install
+        modules = tuple(
+            importlib.import_module(f"{__package__}.{name}")
+            for name in ("kernel_c", "convert_c", "scan_c", "request_c")
+        )
+    except ImportError as exc:  # a pure build, or a broken install
         error = ImportError(f"the compiled engine is not built here ({exc})")
         error.__cause__ = exc
         return None, error
-    return cast("Compiled", modules), None      # the .pyi stubs type them
+    return cast("Compiled", modules), None  # the .pyi stubs type them
 
 
 _compiled, _compiled_error = _load_compiled()
+
 
 # The twins in use, chosen once, here: every module asks for them at call time
 # (scanner(), converter(), request_reader()), never keeps its own copy, so the
@@ -72,10 +85,14 @@ def _pure(name: str) -> Any:
 
 
 _chosen: dict[str, Any] = (
-    {"converter": _pure("convert_py"), "scanner": _pure("scan_py"),
-     "request_reader": _pure("request_py")}
-    if _compiled is None else
-    {"converter": _compiled[1], "scanner": _compiled[2], "request_reader": _compiled[3]})
+    {
+        "converter": _pure("convert_py"),
+        "scanner": _pure("scan_py"),
+        "request_reader": _pure("request_py"),
+    }
+    if _compiled is None
+    else {"converter": _compiled[1], "scanner": _compiled[2], "request_reader": _compiled[3]}
+)
 
 
 def compiled_available() -> bool:
@@ -99,7 +116,8 @@ def resolve(engine: str) -> tuple[KernelName, KernelModule]:
             raise ImportError(
                 "engine='compiled' is not available: "
                 f"{_compiled_error}. Install a wheel, build from source with a C "
-                "compiler, or use engine='reference'.") from _compiled_error
+                "compiler, or use engine='reference'."
+            ) from _compiled_error
         return "compiled", _compiled[0]
     raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
 

@@ -23,8 +23,8 @@ __all__ = ["first_step_over", "flatten", "flatten_steps", "mark_out_of_range", "
 _STEP_KINDS = {"add": STEP_ADD, "delete": STEP_DELETE}
 
 if TYPE_CHECKING:
-    Flat = tuple[array[int], array[int]]            # (offsets, literals)
-    Steps = tuple[array[int], array[int], array[int]]   # (kinds, offsets, literals)
+    Flat = tuple[array[int], array[int]]  # (offsets, literals)
+    Steps = tuple[array[int], array[int], array[int]]  # (kinds, offsets, literals)
 
 _INT_MAX = 2**31 - 1
 
@@ -39,8 +39,7 @@ def _plain_arrays(arrays: Any) -> bool:
     return _all_are(arrays, list) or all(type(a) is list or type(a) is tuple for a in arrays)
 
 
-def _literals_pass(arrays: list[list[Any] | tuple[Any, ...]], bound: int,
-                   zero_ok: bool) -> bool:
+def _literals_pass(arrays: list[list[Any] | tuple[Any, ...]], bound: int, zero_ok: bool) -> bool:
     """Every literal of the plain arrays is a plain int with ``|l| <= bound``
     (and non-zero unless ``zero_ok``); nothing is copied, and an array given
     several times is read once."""
@@ -48,14 +47,18 @@ def _literals_pass(arrays: list[list[Any] | tuple[Any, ...]], bound: int,
     literals = chain.from_iterable
     if not _all_are(literals(distinct), int):
         return False
-    if not any(distinct):           # no literal at all
+    if not any(distinct):  # no literal at all
         return True
-    return (-bound <= min(literals(distinct)) and max(literals(distinct)) <= bound
-            and (zero_ok or not any(0 in a for a in distinct)))
+    return (
+        -bound <= min(literals(distinct))
+        and max(literals(distinct)) <= bound
+        and (zero_ok or not any(0 in a for a in distinct))
+    )
 
 
-def flatten(arrays: Any, bound: int, zero_ok: bool,
-            max_total: int) -> tuple[array[int], array[int]] | int | None:
+def flatten(
+    arrays: Any, bound: int, zero_ok: bool, max_total: int
+) -> tuple[array[int], array[int]] | int | None:
     """(offsets, literals) as array('i') for a list of literal arrays, or None.
 
     When the literal count is over ``max_total``, nothing is copied: the
@@ -66,19 +69,19 @@ def flatten(arrays: Any, bound: int, zero_ok: bool,
     total = sum(map(len, arrays))
     if total > max_total:
         return total if _literals_pass(list(arrays), bound, zero_ok) else None
-    if total > _INT_MAX:        # offsets are C ints: the Python walk says why
+    if total > _INT_MAX:  # offsets are C ints: the Python walk says why
         return None
     flat = list(chain.from_iterable(arrays))
     if not _all_are(flat, int):
         return None
-    if flat and not (-bound <= min(flat) and max(flat) <= bound
-                     and (zero_ok or 0 not in flat)):
+    if flat and not (-bound <= min(flat) and max(flat) <= bound and (zero_ok or 0 not in flat)):
         return None
     return array("i", accumulate(map(len, arrays), initial=0)), array("i", flat)
 
 
-def flatten_steps(proof: Any, bound: int,
-                  max_total: int) -> tuple[array[int], array[int], array[int]] | int | None:
+def flatten_steps(
+    proof: Any, bound: int, max_total: int
+) -> tuple[array[int], array[int], array[int]] | int | None:
     """(kinds, offsets, literals) for proof steps, or None (see ``convert_c``)."""
     if type(proof) is not list and type(proof) is not tuple:
         return None
@@ -95,28 +98,29 @@ def flatten_steps(proof: Any, bound: int,
     return array("b", map(_STEP_KINDS.__getitem__, keys)), offsets, lits
 
 
-def first_step_over(offsets: array[int], lits: array[int], bound: int, a: int,
-                    b: int) -> int | None:
+def first_step_over(
+    offsets: array[int], lits: array[int], bound: int, a: int, b: int
+) -> int | None:
     """The first of steps a..b-1 (``lits[offsets[s]:offsets[s + 1]]``) with a
     literal over ``bound`` in magnitude, or None."""
-    window = lits[offsets[a]:offsets[b]]
+    window = lits[offsets[a] : offsets[b]]
     if not window or (-bound <= min(window) and max(window) <= bound):
         return None
     i = offsets[a] + next(i for i, lit in enumerate(window) if not -bound <= lit <= bound)
-    return bisect_right(offsets, i, a, b + 1) - 1       # offsets[s] <= i < offsets[s + 1]
+    return bisect_right(offsets, i, a, b + 1) - 1  # offsets[s] <= i < offsets[s + 1]
 
 
-def mark_out_of_range(kinds: array[int], offsets: array[int], lits: array[int],
-                      num_vars: int) -> None:
+def mark_out_of_range(
+    kinds: array[int], offsets: array[int], lits: array[int], num_vars: int
+) -> None:
     """Give each step with a literal outside 1..num_vars its own kind, in place,
     so that the engines never see such a literal.  The steps' literals are
     ``lits[offsets[0]:offsets[-1]]`` (offsets need not start at 0)."""
-    window = lits[offsets[0]:offsets[-1]]
-    if not window or (-num_vars <= min(window) and max(window) <= num_vars
-                      and 0 not in window):
+    window = lits[offsets[0] : offsets[-1]]
+    if not window or (-num_vars <= min(window) and max(window) <= num_vars and 0 not in window):
         return
     for s in range(len(kinds)):
-        part = lits[offsets[s]:offsets[s + 1]]
+        part = lits[offsets[s] : offsets[s + 1]]
         if part and not (-num_vars <= min(part) and max(part) <= num_vars and 0 not in part):
             add = kinds[s] in (STEP_ADD, STEP_ADD_OUT_OF_RANGE)
             kinds[s] = STEP_ADD_OUT_OF_RANGE if add else STEP_DELETE_NO_MATCH

@@ -89,7 +89,7 @@ from .._core.codes import (
 if TYPE_CHECKING:
     from .._core.types import Ints, Progress
 
-NONE = -1           # "no clause" for propagate() and conflict
+NONE = -1  # "no clause" for propagate() and conflict
 UNASSIGNED = 0
 TRUE = 1
 FALSE = -1
@@ -109,11 +109,10 @@ STOPPED = 2
 FINISHED = 3
 BROKEN = 4
 
-POLL_INTERVAL = 1 << 20     # work between two calls of the progress callback
-RUN_SLICE = 1 << 16         # run() feeds the proof in slices of this many steps
-NEVER = 1 << 64             # next_poll without a callback: the counter never gets there
-ALREADY_RUNNING = ("this Kernel is already running "
-                   "(use one Kernel per request, one call at a time)")
+POLL_INTERVAL = 1 << 20  # work between two calls of the progress callback
+RUN_SLICE = 1 << 16  # run() feeds the proof in slices of this many steps
+NEVER = 1 << 64  # next_poll without a callback: the counter never gets there
+ALREADY_RUNNING = "this Kernel is already running (use one Kernel per request, one call at a time)"
 
 
 def _check_polling(progress: Progress | None, poll_interval: int) -> None:
@@ -170,20 +169,28 @@ class Kernel:
     lenient: bool
     ignored_deletions: array[int]
 
-    def __init__(self, num_vars: int, clause_offsets: Ints, clause_lits: Ints,
-                 step_kinds: Ints | None, step_offsets: Ints | None, step_lits: Ints | None,
-                 max_work: int, lenient: bool = False) -> None:
+    def __init__(
+        self,
+        num_vars: int,
+        clause_offsets: Ints,
+        clause_lits: Ints,
+        step_kinds: Ints | None,
+        step_offsets: Ints | None,
+        step_lits: Ints | None,
+        max_work: int,
+        lenient: bool = False,
+    ) -> None:
         busy = getattr(self, "_busy", None)
         if busy is None:
-            self._busy = threading.Lock()   # held by the call running (_enter)
+            self._busy = threading.Lock()  # held by the call running (_enter)
         else:
-            self._not_running()         # run() reads the proof this replaces
+            self._not_running()  # run() reads the proof this replaces
         self.num_vars = num_vars
-        self.lenient = bool(lenient)    # SPEC §4.4: some deletions are ignored
+        self.lenient = bool(lenient)  # SPEC §4.4: some deletions are ignored
         self.clause_offsets = clause_offsets
         self.clause_lits = clause_lits
         if step_kinds is None or step_offsets is None or step_lits is None:
-            self.proof = None                       # fed with feed(), not run()
+            self.proof = None  # fed with feed(), not run()
         else:
             self.proof = (step_kinds, step_offsets, step_lits)
         self.max_work = max_work
@@ -192,13 +199,13 @@ class Kernel:
 
     def reset(self) -> None:
         """The state before the CNF is stored."""
-        self.lits = {}          # per live clause id: distinct literals (permuted by watching)
-        self.kind = {}          # per live clause id: TAUTOLOGY, EMPTY, UNIT or LONG
-        self.next_id = 0        # the id the next stored clause gets
-        self.by_set = {}        # sorted literal tuple -> ids of its live clauses, ascending
-        self.units = []         # ids of live unit clauses, ascending
+        self.lits = {}  # per live clause id: distinct literals (permuted by watching)
+        self.kind = {}  # per live clause id: TAUTOLOGY, EMPTY, UNIT or LONG
+        self.next_id = 0  # the id the next stored clause gets
+        self.by_set = {}  # sorted literal tuple -> ids of its live clauses, ascending
+        self.units = []  # ids of live unit clauses, ascending
         self.live_empty = 0
-        self.watches = {}       # literal -> list of long clause ids
+        self.watches = {}  # literal -> list of long clause ids
         self.values = [UNASSIGNED] * (self.num_vars + 1)
         self.reason = [NONE] * (self.num_vars + 1)
         self.trail = []
@@ -208,7 +215,7 @@ class Kernel:
         self.steps_checked = 0  # steps that succeeded so far (the next step's index)
         self.derived_empty = False  # the CNF or a successful add holds the empty clause
         self.status = STATUS_VALID  # a failing step's status, once one failed
-        self.step_index = -1        # that step's index
+        self.step_index = -1  # that step's index
         self.progress: Progress | None = None
         self.poll_interval = POLL_INTERVAL
         self.next_poll = NEVER  # the counter's value due for a call of progress
@@ -295,7 +302,7 @@ class Kernel:
                 self.poll()
             p = self.trail[self.qhead]
             self.qhead += 1
-            f = -p                                  # f just became FALSE
+            f = -p  # f just became FALSE
             ws = self.watches.get(f, [])
             i = j = 0
             while i < len(ws):
@@ -304,7 +311,7 @@ class Kernel:
                 self.work += 1
                 L = self.lits[c]
                 if L[0] == f:
-                    L[0], L[1] = L[1], L[0]         # now L[1] == f
+                    L[0], L[1] = L[1], L[0]  # now L[1] == f
                 if self.value(L[0]) == TRUE:
                     ws[j] = c
                     j += 1
@@ -376,7 +383,7 @@ class Kernel:
                 self.conflict = self.propagate()
             return
         if kind != LONG:
-            return                                  # tautology, or empty (counted)
+            return  # tautology, or empty (counted)
         if self.inconsistent():
             self.watch(cid)
             return
@@ -388,7 +395,7 @@ class Kernel:
                     L[pos], L[k] = L[k], L[pos]
                     found += 1
                     break
-            if found == pos:                        # nothing found for this position
+            if found == pos:  # nothing found for this position
                 break
         self.watch(cid)
         if found == 0:
@@ -419,8 +426,7 @@ class Kernel:
 
     # -- the whole check ---------------------------------------------------------------
 
-    def start(self, progress: Progress | None = None,
-              poll_interval: int = POLL_INTERVAL) -> int:
+    def start(self, progress: Progress | None = None, poll_interval: int = POLL_INTERVAL) -> int:
         """Store the CNF and make the initial build; return STATUS_VALID, or
         STATUS_WORK_LIMIT when the build passed the cap.  Starts afresh.
 
@@ -444,7 +450,7 @@ class Kernel:
         offsets = self.clause_offsets
         try:
             for k in range(len(offsets) - 1):
-                distinct = distinct_literals(self.clause_lits[offsets[k]:offsets[k + 1]])
+                distinct = distinct_literals(self.clause_lits[offsets[k] : offsets[k + 1]])
                 cid, kind = self.store(distinct, is_tautology(distinct))
                 if kind == LONG:
                     self.watch(cid)
@@ -473,19 +479,19 @@ class Kernel:
         if self.phase != CHECKING:
             raise RuntimeError(self.not_checking("feed()"))
         if len(offsets) != len(kinds) + 1:
-            raise ValueError(f"{len(kinds)} step kinds need {len(kinds) + 1} offsets, "
-                             f"got {len(offsets)}")
+            raise ValueError(
+                f"{len(kinds)} step kinds need {len(kinds) + 1} offsets, got {len(offsets)}"
+            )
         for i in range(len(kinds)):
             try:
                 if self.work >= self.next_poll:
                     self.poll()
-                status = self.step(kinds[i], lits[offsets[i]:offsets[i + 1]],
-                                   self.steps_checked)
+                status = self.step(kinds[i], lits[offsets[i] : offsets[i + 1]], self.steps_checked)
             except BaseException:
-                self.phase = BROKEN             # the step is half done
+                self.phase = BROKEN  # the step is half done
                 raise
             if self.work > self.max_work:
-                status = STATUS_WORK_LIMIT      # whatever the step's verdict
+                status = STATUS_WORK_LIMIT  # whatever the step's verdict
             if status != STATUS_VALID:
                 self.status = status
                 self.step_index = self.steps_checked
@@ -494,8 +500,7 @@ class Kernel:
             self.steps_checked += 1
         return STATUS_VALID, -1
 
-    def feed_step(self, kind: int, lits: Any, steps_left: int,
-                  literals_left: int) -> int | None:
+    def feed_step(self, kind: int, lits: Any, steps_left: int, literals_left: int) -> int | None:
         """One step, the common case, for the Checker's add()/delete(): ``kind``
         STEP_ADD or STEP_DELETE, ``lits`` a plain list or tuple of literals.
         Return the step's status as ``feed`` would (STATUS_WORK_LIMIT included),
@@ -511,8 +516,7 @@ class Kernel:
         finally:
             self._busy.release()
 
-    def _feed_step(self, kind: int, lits: Any, steps_left: int,
-                   literals_left: int) -> int | None:
+    def _feed_step(self, kind: int, lits: Any, steps_left: int, literals_left: int) -> int | None:
         if self.phase != CHECKING:
             raise RuntimeError(self.not_checking("feed_step()"))
         if type(kind) is not int or (kind != STEP_ADD and kind != STEP_DELETE):
@@ -557,8 +561,9 @@ class Kernel:
             return f"the check has stopped: {call} after a failing step"
         return f"the check is finished: {call} after finish()"
 
-    def run(self, progress: Progress | None = None,
-            poll_interval: int = POLL_INTERVAL) -> tuple[int, int, int, int]:
+    def run(
+        self, progress: Progress | None = None, poll_interval: int = POLL_INTERVAL
+    ) -> tuple[int, int, int, int]:
         """Check the proof given to the constructor; return (status, step_index,
         steps_checked, work).  ``progress`` and ``poll_interval`` as for start()."""
         if self.proof is None:
@@ -570,7 +575,7 @@ class Kernel:
             if self._start(progress, poll_interval) == STATUS_VALID:
                 for a in range(0, len(kinds), RUN_SLICE):
                     b = min(a + RUN_SLICE, len(kinds))
-                    if self._feed(kinds[a:b], offsets[a:b + 1], lits)[0] != STATUS_VALID:
+                    if self._feed(kinds[a:b], offsets[a : b + 1], lits)[0] != STATUS_VALID:
                         break
             return self._finish()
         finally:
@@ -591,7 +596,7 @@ class Kernel:
                 # SPEC §4.4: the clause it would remove is a unit or a reason.
                 self.ignored_deletions.append(s)
                 return STATUS_VALID
-            cid = ids.pop()                         # the live equal clause with the highest id
+            cid = ids.pop()  # the live equal clause with the highest id
             if not ids:
                 del self.by_set[key]
             self.delete(cid, s)
@@ -628,8 +633,12 @@ class Kernel:
         self._not_running()
         if self.phase == NEW:
             return {}
-        return {"live_clauses": len(self.lits), "groups": len(self.by_set),
-                "units": len(self.units), "trail": len(self.trail)}
+        return {
+            "live_clauses": len(self.lits),
+            "groups": len(self.by_set),
+            "units": len(self.units),
+            "trail": len(self.trail),
+        }
 
     def _check_invariants(self) -> None:
         """Raise AssertionError unless the stores agree with each other (tests call it
@@ -655,8 +664,9 @@ class Kernel:
         for cid in sorted(live):
             L, kind = self.lits[cid], self.kind[cid]
             assert len(set(L)) == len(L)
-            assert kind == (TAUTOLOGY if is_tautology(L) else EMPTY if not L
-                            else UNIT if len(L) == 1 else LONG), cid
+            assert kind == (
+                TAUTOLOGY if is_tautology(L) else EMPTY if not L else UNIT if len(L) == 1 else LONG
+            ), cid
             assert all(1 <= abs(lit) <= self.num_vars for lit in L)
             if kind == LONG:
                 watched.setdefault(L[0], []).append(cid)

@@ -2,8 +2,9 @@
 # (scan_py), with the same signatures and answers.
 from .._core.types import CnfScan, DrupPart, DrupScan
 
-def parse_cnf(data: bytes, max_vars: int = -1, max_clauses: int = -1,
-              max_lits: int = -1) -> CnfScan:
+def parse_cnf(
+    data: bytes, max_vars: int = -1, max_clauses: int = -1, max_lits: int = -1
+) -> CnfScan:
     """DIMACS CNF bytes -> (code, line, token, value, num_vars, num_clauses,
     offsets, lits)."""
 

@@ -65,8 +65,9 @@ _INTEGER = re.compile(rb"-?[0-9]+")
 _COUNT = re.compile(rb"[0-9]+")
 
 
-def parse_cnf(data: bytes, max_vars: int = -1, max_clauses: int = -1,
-              max_lits: int = -1) -> CnfScan:
+def parse_cnf(
+    data: bytes, max_vars: int = -1, max_clauses: int = -1, max_lits: int = -1
+) -> CnfScan:
     return _scan(bytes(data), True, max_vars, max_clauses, max_lits)
 
 
@@ -87,15 +88,17 @@ def _header(toks: list[bytes]) -> tuple[int, int] | None:
 
 
 @overload
-def _scan(data: bytes, cnf: Literal[True], max_vars: int, max_steps: int,
-          max_lits: int) -> CnfScan: ...
+def _scan(
+    data: bytes, cnf: Literal[True], max_vars: int, max_steps: int, max_lits: int
+) -> CnfScan: ...
 @overload
-def _scan(data: bytes, cnf: Literal[False], max_vars: int, max_steps: int,
-          max_lits: int) -> DrupScan: ...
+def _scan(
+    data: bytes, cnf: Literal[False], max_vars: int, max_steps: int, max_lits: int
+) -> DrupScan: ...
 def _scan(data: bytes, cnf: bool, max_vars: int, max_steps: int, max_lits: int) -> Any:
     scan = _Scan(cnf, max_vars, max_steps, max_lits)
     code, line, token, value, kinds, offsets, lits, _ = scan.part(data, True)
-    if code not in (OK, STOPPED):       # no arrays for a text with an error
+    if code not in (OK, STOPPED):  # no arrays for a text with an error
         kinds = offsets = lits = None
     if cnf:
         return code, line, token, value, scan.num_vars, scan.num_clauses, offsets, lits
@@ -137,14 +140,14 @@ class _Scan:
         self.num_vars = self.num_clauses = -1
         self.header_line = 0
         self.bound = -1 if cnf else _INT32_MAX
-        self.line = 1               # the current line
-        self.at_line_start = True   # no token yet on the current line
-        self.in_comment = False     # the current line is a comment
-        self.open_line = 0          # line where the open step started; 0: none open
-        self.delete = 0             # the open step started with 'd'
-        self.open_lits: list[int] = []      # the open step's literals
-        self.steps = 0              # steps completed, for max_steps
-        self.lits_seen = 0          # literals read, for max_lits
+        self.line = 1  # the current line
+        self.at_line_start = True  # no token yet on the current line
+        self.in_comment = False  # the current line is a comment
+        self.open_line = 0  # line where the open step started; 0: none open
+        self.delete = 0  # the open step started with 'd'
+        self.open_lits: list[int] = []  # the open step's literals
+        self.steps = 0  # steps completed, for max_steps
+        self.lits_seen = 0  # literals read, for max_lits
 
     def part(self, data: bytes, final: bool) -> tuple[Any, ...]:
         """Scan the next part: (code, line, token, value, kinds, offsets, lits,
@@ -166,17 +169,18 @@ class _Scan:
             lines.append(self.open_line or line)
             self.steps += 1
 
-        def fail(code: int, line: int, token: bytes | None = None,
-                 value: int = 0) -> tuple[Any, ...]:
+        def fail(
+            code: int, line: int, token: bytes | None = None, value: int = 0
+        ) -> tuple[Any, ...]:
             return (code, line, token, value, *arrays)
 
         # Lines one at a time (split() would hold every line of a big text at once).
         n = self.line - 1
         for line in io.BytesIO(data):
             n += 1
-            ends = line[-1:] == b"\n"      # else the line goes on in the next part
+            ends = line[-1:] == b"\n"  # else the line goes on in the next part
             toks = line.split()
-            if self.in_comment:     # the rest of a comment line from the last part
+            if self.in_comment:  # the rest of a comment line from the last part
                 self.in_comment = not ends
                 self.at_line_start = ends
                 continue
@@ -186,11 +190,11 @@ class _Scan:
                 self.at_line_start = ends or line_start
                 continue
             t0 = toks[0]
-            if line_start and t0[:1] == b"c":       # comment line
+            if line_start and t0[:1] == b"c":  # comment line
                 self.in_comment = not ends
                 continue
             if line_start and cnf:
-                if t0[:1] == b"%":              # SATLIB end marker
+                if t0[:1] == b"%":  # SATLIB end marker
                     break
                 if t0 == b"p":
                     if self.num_vars >= 0:
@@ -201,27 +205,35 @@ class _Scan:
                     self.num_vars, self.num_clauses = header
                     self.header_line = n
                     self.bound = self.num_vars
-                    if ((0 <= self.max_vars < self.num_vars)
-                            or (0 <= max_steps < self.num_clauses)):
+                    if (0 <= self.max_vars < self.num_vars) or (0 <= max_steps < self.num_clauses):
                         return fail(STOPPED, n)
                     continue
             bound = self.bound
 
             # The common line: one whole step, "[d] l1 ... lk 0", of short tokens
             # (a long one is left to int32()), within the stop limits.
-            if (line_start and ends and not self.open_line and toks[-1] == b"0"
-                    and b"+" not in line and b"_" not in line and max(map(len, toks)) <= 11):
+            if (
+                line_start
+                and ends
+                and not self.open_line
+                and toks[-1] == b"0"
+                and b"+" not in line
+                and b"_" not in line
+                and max(map(len, toks)) <= 11
+            ):
                 is_delete = not cnf and t0 == b"d"
                 try:
                     # int() also takes "+1" and "1_0": excluded above.
                     vals = list(map(int, toks[1:-1] if is_delete else toks[:-1]))
                 except ValueError:
                     vals = None
-                if vals is not None and bound >= 0 and (
-                        not vals or (0 not in vals and max(vals) <= bound
-                                     and min(vals) >= -bound)) and (
-                        max_lits < 0 or self.lits_seen + len(vals) <= max_lits) and (
-                        cnf or max_steps < 0 or self.steps < max_steps):
+                if (
+                    vals is not None
+                    and bound >= 0
+                    and (not vals or (0 not in vals and max(vals) <= bound and min(vals) >= -bound))
+                    and (max_lits < 0 or self.lits_seen + len(vals) <= max_lits)
+                    and (cnf or max_steps < 0 or self.steps < max_steps)
+                ):
                     self.open_lits = vals
                     self.lits_seen += len(vals)
                     close(is_delete, n)
@@ -257,7 +269,7 @@ class _Scan:
                     self.open_lits.append(v)
                     self.lits_seen += 1
                     if 0 <= max_lits < self.lits_seen:
-                        close(self.delete, n)   # the step closed as it is
+                        close(self.delete, n)  # the step closed as it is
                         return fail(STOPPED, n)
         if data:
             self.line = n + 1 if data.endswith(b"\n") else n
@@ -276,8 +288,8 @@ class _Scan:
 
 # -- binary DRUP, as a stream ---------------------------------------------------
 
-_MAX_INT_BYTES = 5          # 35 bits: room for any u <= 2^32 - 1
-_MAX_U = 2**32 - 1          # u = 2|l| + (l < 0) with |l| <= 2^31 - 1
+_MAX_INT_BYTES = 5  # 35 bits: room for any u <= 2^32 - 1
+_MAX_U = 2**32 - 1  # u = 2|l| + (l < 0) with |l| <= 2^31 - 1
 
 
 class BinaryDrupStream:
@@ -305,12 +317,12 @@ class BinaryDrupStream:
 
     def __init__(self) -> None:
         self.open_literals = 0
-        self._pending = array("i")    # the open step's literals
-        self._pos = 0                 # stream offset of the next byte
+        self._pending = array("i")  # the open step's literals
+        self._pos = 0  # stream offset of the next byte
         self._open = False
         self._kind = 0
         self._step_start = 0
-        self._int = bytearray()       # the partial integer's bytes
+        self._int = bytearray()  # the partial integer's bytes
         self._int_start = 0
         self._ended = False
 
@@ -334,8 +346,12 @@ class BinaryDrupStream:
                 if run:
                     at = base + i
                     for step in run.group().split(b"\x00")[:-1]:
-                        lits.extend([_SHORT_LITS.get(t) or _short_literal(t)
-                                     for t in _INTEGERS.findall(step, 1)])
+                        lits.extend(
+                            [
+                                _SHORT_LITS.get(t) or _short_literal(t)
+                                for t in _INTEGERS.findall(step, 1)
+                            ]
+                        )
                         offsets.append(len(lits))
                         kinds.append(step[0] == 0x64)
                         starts.append(at)
@@ -345,7 +361,7 @@ class BinaryDrupStream:
             b = buf[i]
             i += 1
             if not is_open:
-                if b != 0x61 and b != 0x64:      # 'a', 'd'
+                if b != 0x61 and b != 0x64:  # 'a', 'd'
                     code, where, token = ERR_TOKEN, base + i - 1, bytes([b])
                     break
                 is_open, kind = True, int(b == 0x64)
@@ -368,7 +384,7 @@ class BinaryDrupStream:
                 code, where, token, value = ERR_TOKEN, self._int_start, bytes(part), 1
                 break
             part.clear()
-            if u == 0:                       # the end of the step
+            if u == 0:  # the end of the step
                 offsets.append(len(lits))
                 kinds.append(kind)
                 starts.append(self._step_start)
@@ -395,7 +411,7 @@ class BinaryDrupStream:
 # redundant high group), and are neither 0 nor 1: no error is possible in them.
 _SHORT_STEPS = re.compile(rb"(?:[ad](?:[\x02-\x7f]|[\x80-\xff]{1,3}[\x01-\x7f])*\x00)+")
 _INTEGERS = re.compile(rb"[\x80-\xff]*[\x00-\x7f]")
-_SHORT_LITS: dict[bytes, int] = {}      # the literal of each integer's bytes, as met
+_SHORT_LITS: dict[bytes, int] = {}  # the literal of each integer's bytes, as met
 
 
 def _short_literal(integer: bytes) -> int:

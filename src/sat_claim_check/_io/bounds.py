@@ -16,11 +16,20 @@ from typing import IO
 
 from ..limits import Limits
 
-__all__ = ["ALLOWANCE", "BYTES_PER_ITEM", "CHUNK", "HEADER_TIMEOUT", "cnf_bytes", "model_bytes",
-           "proof_bytes", "read_at_most", "request_bytes"]
+__all__ = [
+    "ALLOWANCE",
+    "BYTES_PER_ITEM",
+    "CHUNK",
+    "HEADER_TIMEOUT",
+    "cnf_bytes",
+    "model_bytes",
+    "proof_bytes",
+    "read_at_most",
+    "request_bytes",
+]
 
-BYTES_PER_ITEM = 32     # a literal, clause or step: room for indentation and comments
-ALLOWANCE = 1 << 20     # headers, comments, a pretty-printed envelope
+BYTES_PER_ITEM = 32  # a literal, clause or step: room for indentation and comments
+ALLOWANCE = 1 << 20  # headers, comments, a pretty-printed envelope
 CHUNK = 1 << 20
 
 
@@ -30,8 +39,13 @@ def _cap(*items: int) -> int:
 
 def request_bytes(limits: Limits) -> int:
     """The cap on one JSON request: every literal, clause and step it may hold."""
-    return _cap(limits.max_total_literals, limits.max_clauses, limits.max_assignment_literals,
-                limits.max_proof_literals, limits.max_proof_steps)
+    return _cap(
+        limits.max_total_literals,
+        limits.max_clauses,
+        limits.max_assignment_literals,
+        limits.max_proof_literals,
+        limits.max_proof_steps,
+    )
 
 
 def cnf_bytes(limits: Limits) -> int:

@@ -24,7 +24,7 @@ from .sniff import SNIFF_BYTES, looks_binary
 if TYPE_CHECKING:
     from .._core.types import CnfArrays, ProofArrays, ProofFormat
 
-_INTEGER = re.compile(rb"-?[0-9]+")          # a model literal
+_INTEGER = re.compile(rb"-?[0-9]+")  # a model literal
 # A file to read: a path, "-" (standard input), or a binary file already open.
 Input = _source.Input
 
@@ -37,8 +37,13 @@ class DimacsError(ValueError):
     byte offset in a binary proof (else None), ``message`` the rest.
     """
 
-    def __init__(self, message: str, file: str | None = None, line: int | None = None,
-                 offset: int | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        file: str | None = None,
+        line: int | None = None,
+        offset: int | None = None,
+    ) -> None:
         self.message = message
         self.file = file
         self.line = line
@@ -57,6 +62,7 @@ class DimacsError(ValueError):
 
 
 # -- parsing -------------------------------------------------------------------
+
 
 def as_bytes(text: object, what: str) -> bytes:
     if isinstance(text, (bytes, bytearray, memoryview)):
@@ -78,18 +84,21 @@ SHOWN = 12
 def _show(token: bytes) -> str:
     """A token of the text, quoted for a message: at most SHOWN characters (a
     longer one is cut, with "..."), non-printable ones escaped."""
-    text = token[:4 * SHOWN].decode("utf-8", "backslashreplace")
-    return repr(text if len(text) <= SHOWN else text[:SHOWN - 3] + "...")
+    text = token[: 4 * SHOWN].decode("utf-8", "backslashreplace")
+    return repr(text if len(text) <= SHOWN else text[: SHOWN - 3] + "...")
 
 
-def binary_error(code: int, offset: int, token: bytes | None, value: int,
-                  file: str | None) -> DimacsError:
+def binary_error(
+    code: int, offset: int, token: bytes | None, value: int, file: str | None
+) -> DimacsError:
     """The DimacsError of a binary DRUP proof's scanner code, at a byte offset."""
     if code == _codes.SCAN_ERR_TOKEN and value == 1:
         message = "the integer 1 (a literal '-0') in a binary step"
     elif code == _codes.SCAN_ERR_TOKEN:
-        message = (f"byte {_show(token or b'')} where a binary step starts: expected 'a' "
-                   "(an addition) or 'd' (a deletion)")
+        message = (
+            f"byte {_show(token or b'')} where a binary step starts: expected 'a' "
+            "(an addition) or 'd' (a deletion)"
+        )
     elif code == _codes.SCAN_ERR_INT_RANGE:
         message = "a binary literal out of the 32-bit range of DIMACS (or longer than 5 bytes)"
     else:
@@ -97,8 +106,15 @@ def binary_error(code: int, offset: int, token: bytes | None, value: int,
     return DimacsError(f"proof (binary): {message}", file, offset=offset)
 
 
-def text_error(code: int, line: int, token: bytes | None, value: int, file: str | None, what: str,
-           header: tuple[int, int] | None = None) -> DimacsError:
+def text_error(
+    code: int,
+    line: int,
+    token: bytes | None,
+    value: int,
+    file: str | None,
+    what: str,
+    header: tuple[int, int] | None = None,
+) -> DimacsError:
     # The scanners give a token with these codes, and the CNF's header with VAR_RANGE
     # and CLAUSE_COUNT (the asserts say so to the type checker).
     if code == _codes.SCAN_ERR_TOKEN:
@@ -113,24 +129,30 @@ def text_error(code: int, line: int, token: bytes | None, value: int, file: str 
         message = f"the literal {_show(token)} is out of the 32-bit range of DIMACS"
     elif code == _codes.SCAN_ERR_VAR_RANGE:
         assert header is not None
-        message = (f"the literal {value} is out of range: the header declares "
-                   f"{header[0]} variables")
+        message = f"the literal {value} is out of range: the header declares {header[0]} variables"
     elif code == _codes.SCAN_ERR_NO_HEADER:
-        message = ("a clause before the 'p cnf' header" if token is not None
-                   else "no 'p cnf VARIABLES CLAUSES' header")
+        message = (
+            "a clause before the 'p cnf' header"
+            if token is not None
+            else "no 'p cnf VARIABLES CLAUSES' header"
+        )
     elif code == _codes.SCAN_ERR_BAD_HEADER:
         assert token is not None
-        message = (f"malformed header {_show(token)}: expected 'p cnf VARIABLES CLAUSES' "
-                   "with two non-negative integers")
+        message = (
+            f"malformed header {_show(token)}: expected 'p cnf VARIABLES CLAUSES' "
+            "with two non-negative integers"
+        )
     elif code == _codes.SCAN_ERR_SECOND_HEADER:
         message = "a second 'p' header"
     elif code == _codes.SCAN_ERR_UNTERMINATED:
-        message = (f"the {'clause' if what == 'CNF' else 'step'} starting on this line "
-                   "has no terminating 0 before the end of the text")
+        message = (
+            f"the {'clause' if what == 'CNF' else 'step'} starting on this line "
+            "has no terminating 0 before the end of the text"
+        )
     elif code == _codes.SCAN_ERR_CLAUSE_COUNT:
         assert header is not None
         message = f"the header declares {header[1]} clauses but the formula has {value}"
-    else:   # pragma: no cover - the parsers have no other codes
+    else:  # pragma: no cover - the parsers have no other codes
         message = f"unexpected parser status {code}"
     return DimacsError(f"{what}: {message}", file, line)
 
@@ -140,18 +162,20 @@ def cnf_arrays(data: bytes, file: str | None = None) -> CnfArrays:
     code, line, token, value, num_vars, num_clauses, offsets, lits = scanner().parse_cnf(data)
     if code:
         raise text_error(code, line, token, value, file, "CNF", (num_vars, num_clauses))
-    assert offsets is not None and lits is not None     # SCAN_OK comes with the arrays
+    assert offsets is not None and lits is not None  # SCAN_OK comes with the arrays
     return num_vars, offsets, lits
 
 
-def drup_arrays(data: bytes, file: str | None = None,
-                proof_format: ProofFormat = "auto") -> ProofArrays:
+def drup_arrays(
+    data: bytes, file: str | None = None, proof_format: ProofFormat = "auto"
+) -> ProofArrays:
     """(kinds, offsets, lits) of DRUP bytes, text or binary (``proof_format``:
     "text", "binary", or "auto": told as ``is_binary_proof`` says), or raise
     DimacsError."""
     if read_as_binary(data[:SNIFF_BYTES], proof_format):
         code, offset, token, value, kinds, offsets, lits, _ = (
-            scanner().BinaryDrupStream().scan(data, True))
+            scanner().BinaryDrupStream().scan(data, True)
+        )
         if code:
             raise binary_error(code, offset, token, value, file)
         return kinds, offsets, lits
@@ -182,8 +206,10 @@ def read_as_binary(head: bytes, proof_format: str) -> bool:
 
 def check_format(proof_format: object) -> None:
     if proof_format not in PROOF_FORMATS:
-        raise ValueError(f"proof_format must be one of {', '.join(map(repr, PROOF_FORMATS))}, "
-                         f"got {proof_format!r}")
+        raise ValueError(
+            f"proof_format must be one of {', '.join(map(repr, PROOF_FORMATS))}, "
+            f"got {proof_format!r}"
+        )
 
 
 def model_literals(data: bytes, file: str | None = None, max_literals: int = -1) -> list[int]:
@@ -193,8 +219,8 @@ def model_literals(data: bytes, file: str | None = None, max_literals: int = -1)
     count past it (the list returned then holds ``max_literals + 1``).
     """
     out: list[int] = []
-    style = None            # "v" (solver output) or "plain"
-    ended = 0               # line of the terminating 0
+    style = None  # "v" (solver output) or "plain"
+    ended = 0  # line of the terminating 0
     for n, line in enumerate(bytes(data).split(b"\n"), 1):
         toks = line.split()
         if not toks or toks[0][:1] == b"c":
@@ -203,8 +229,11 @@ def model_literals(data: bytes, file: str | None = None, max_literals: int = -1)
             status = b" ".join(toks[1:])
             if status != b"SATISFIABLE":
                 answer = repr(status.decode()) if status in _ANSWERS else _show(status)
-                raise DimacsError(f"model: the solver answered {answer}, "
-                                  "not SATISFIABLE: there is no model", file, n)
+                raise DimacsError(
+                    f"model: the solver answered {answer}, not SATISFIABLE: there is no model",
+                    file,
+                    n,
+                )
             continue
         if toks[0] == b"v":
             line_style, toks = "v", toks[1:]
@@ -215,14 +244,16 @@ def model_literals(data: bytes, file: str | None = None, max_literals: int = -1)
         style = line_style
         for tok in toks:
             if ended:
-                raise DimacsError(f"model: {_show(tok)} after the terminating 0 "
-                                  f"(line {ended})", file, n)
+                raise DimacsError(
+                    f"model: {_show(tok)} after the terminating 0 (line {ended})", file, n
+                )
             if not _INTEGER.fullmatch(tok):
                 raise DimacsError(f"model: {_show(tok)} is not an integer", file, n)
-            v = int32(tok)      # DIMACS literals are 32-bit, as the scanners read them
+            v = int32(tok)  # DIMACS literals are 32-bit, as the scanners read them
             if v is None:
-                raise DimacsError(f"model: {_show(tok)} is out of the 32-bit range of "
-                                  "DIMACS literals", file, n)
+                raise DimacsError(
+                    f"model: {_show(tok)} is out of the 32-bit range of DIMACS literals", file, n
+                )
             if v == 0:
                 ended = n
             else:
@@ -230,19 +261,18 @@ def model_literals(data: bytes, file: str | None = None, max_literals: int = -1)
                 if 0 <= max_literals < len(out):
                     return out
     if style is None:
-        raise DimacsError("model: no literals (expected 'v ... 0' lines or a literal list)",
-                          file)
+        raise DimacsError("model: no literals (expected 'v ... 0' lines or a literal list)", file)
     return out
 
 
 def clause_lists(offsets: array[int], lits: array[int]) -> list[list[int]]:
     """The clauses of flat arrays as lists of ints."""
-    return [lits[offsets[k]:offsets[k + 1]].tolist() for k in range(len(offsets) - 1)]
+    return [lits[offsets[k] : offsets[k + 1]].tolist() for k in range(len(offsets) - 1)]
 
 
 # -- reading text from files ---------------------------------------------------
 
-_WHITESPACE = b" \t\n\r\x0b\x0c"      # what bytes.split() and the scanners split on
+_WHITESPACE = b" \t\n\r\x0b\x0c"  # what bytes.split() and the scanners split on
 # A run of bytes without whitespace waits for its end before it is scanned;
 # one of this length is refused, so that /dev/zero or a stray binary file
 # cannot make the wait hold the whole input.
@@ -274,11 +304,17 @@ def after_last_whitespace(buf: bytes | bytearray, end: int) -> int:
 
 def no_whitespace(what: str, name: str, offset: int) -> DimacsError:
     """The error of a run of bytes that never ends (NUL bytes, a binary file)."""
-    return DimacsError(f"{what}: more than {LONGEST_RUN} bytes without whitespace (no "
-                       "DIMACS token is that long)", name, offset=offset)
+    return DimacsError(
+        f"{what}: more than {LONGEST_RUN} bytes without whitespace (no DIMACS token is that long)",
+        name,
+        offset=offset,
+    )
 
 
 def too_long(what: str, max_bytes: int, name: str) -> DimacsError:
     """The error of a file that passes no limit within its byte cap."""
-    return DimacsError(f"{what}: the file is longer than {max_bytes} bytes, the most read at "
-                       "these limits (raise the limits, or the cap: --max-input-bytes)", name)
+    return DimacsError(
+        f"{what}: the file is longer than {max_bytes} bytes, the most read at "
+        "these limits (raise the limits, or the cap: --max-input-bytes)",
+        name,
+    )

@@ -47,9 +47,16 @@ READ_AHEAD = 2
 PART_BYTES = 1 << 18
 
 
-def check_stream(checker: Checker, path: Input, max_bytes: int, *,
-                 progress: Progress | None = None, reading: Reading | None = None,
-                 memo: StepMemo | None = None, proof_format: ProofFormat = "auto") -> None:
+def check_stream(
+    checker: Checker,
+    path: Input,
+    max_bytes: int,
+    *,
+    progress: Progress | None = None,
+    reading: Reading | None = None,
+    memo: StepMemo | None = None,
+    proof_format: ProofFormat = "auto",
+) -> None:
     """Feed ``checker`` the DRUP proof of a file or pipe, as it is read.
 
     A thread reads, decompresses and scans the text (all three without the
@@ -74,7 +81,7 @@ def check_stream(checker: Checker, path: Input, max_bytes: int, *,
                 checker._feed_arrays(part.kinds, part.offsets, part.lits)
             except LimitExceeded as err:
                 err.read_stopped = True
-                s = checker.steps - base        # the step that passed it
+                s = checker.steps - base  # the step that passed it
                 if 0 <= s < len(part.lines):
                     err.file_line = part.place(s, name)
                 raise
@@ -93,15 +100,36 @@ class _Part:
     """Steps scanned from one part of a proof: the arrays, then what ended the
     scan there (a scanner code, or the byte cap), and how far reading got."""
 
-    __slots__ = ("binary", "bytes_read", "code", "kinds", "line", "lines", "lits", "offsets",
-                 "over_cap", "token", "total_bytes", "value")
+    __slots__ = (
+        "binary",
+        "bytes_read",
+        "code",
+        "kinds",
+        "line",
+        "lines",
+        "lits",
+        "offsets",
+        "over_cap",
+        "token",
+        "total_bytes",
+        "value",
+    )
 
-    def __init__(self, scan: DrupPart, source: _source.Source, binary: bool,
-                 over_cap: bool = False) -> None:
+    def __init__(
+        self, scan: DrupPart, source: _source.Source, binary: bool, over_cap: bool = False
+    ) -> None:
         # For a binary proof, line is the error's byte offset and lines the
         # steps' byte offsets.
-        (self.code, self.line, self.token, self.value,
-         self.kinds, self.offsets, self.lits, self.lines) = scan
+        (
+            self.code,
+            self.line,
+            self.token,
+            self.value,
+            self.kinds,
+            self.offsets,
+            self.lits,
+            self.lines,
+        ) = scan
         self.bytes_read, self.total_bytes = source.bytes_read, source.size
         self.binary = binary
         self.over_cap = over_cap
@@ -121,8 +149,9 @@ class _Part:
         return None if self.binary else (name, self.lines[i])
 
 
-def proof_parts(path: Input, max_bytes: int,
-                 proof_format: ProofFormat) -> Generator[_Part, None, None]:
+def proof_parts(
+    path: Input, max_bytes: int, proof_format: ProofFormat
+) -> Generator[_Part, None, None]:
     """The proof's steps, a part at a time, scanned as the bytes are read.
 
     The first bytes say whether the proof is text or binary (``proof_format``
@@ -148,7 +177,7 @@ def proof_parts(path: Input, max_bytes: int,
                 read += len(chunk)
                 over = read > max_bytes
                 if over:
-                    chunk = chunk[:len(chunk) - (read - max_bytes)]
+                    chunk = chunk[: len(chunk) - (read - max_bytes)]
                 data = rest + chunk if rest else chunk
                 cut = len(data) if binary else after_last_whitespace(data, len(data))
                 rest = data[cut:]
@@ -179,7 +208,7 @@ def _more_than_a_chunk(path: Input) -> bool:
         else:
             info = os.stat(cast("str", path))
     except (OSError, ValueError):
-        return True         # the error is the reader's to raise
+        return True  # the error is the reader's to raise
     return not stat.S_ISREG(info.st_mode) or info.st_size > PART_BYTES
 
 
@@ -197,15 +226,16 @@ class _ReadAhead:
         self._items = items
         self._queue: queue.Queue[Any] = queue.Queue(READ_AHEAD)
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="sat-claim-check reader",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, name="sat-claim-check reader", daemon=True
+        )
 
     def _run(self) -> None:
         try:
             for item in self._items:
                 if not self._put(item):
                     break
-        except BaseException as exc:        # raised in the checking thread, in order
+        except BaseException as exc:  # raised in the checking thread, in order
             self._put(_Raised(exc))
         else:
             self._put(self._END)
@@ -267,19 +297,22 @@ class StepMemo:
         wanted = checker._reason_deletions_from(self._seen, max(self.most - len(self.steps), 0))
         self._seen = checker._reason_deletion_count()
         if checker.failed:
-            wanted.append(checker.steps)        # the failing step's index
+            wanted.append(checker.steps)  # the failing step's index
         for s in wanted:
             i = s - base
             if 0 <= i < len(part.kinds):
-                lits = part.lits[part.offsets[i]:part.offsets[i + 1]].tolist()
+                lits = part.lits[part.offsets[i] : part.offsets[i + 1]].tolist()
                 self.steps[s] = {_codes.step_key(part.kinds[i]): lits}
-                self.places[s] = (f"{self.file}:byte {part.lines[i]}" if part.binary
-                                  else f"{self.file}:{part.lines[i]}")
+                self.places[s] = (
+                    f"{self.file}:byte {part.lines[i]}"
+                    if part.binary
+                    else f"{self.file}:{part.lines[i]}"
+                )
 
     def step_of(self, step: int) -> dict[str, list[int]]:
         """The step as a request step, or {} when it was not kept."""
         return self.steps.get(step, {})
 
     def where(self, step: int) -> str | None:
-        """"FILE:LINE" ("FILE:byte N" for a binary proof) of a kept step, else None."""
+        """ "FILE:LINE" ("FILE:byte N" for a binary proof) of a kept step, else None."""
         return self.places.get(step)

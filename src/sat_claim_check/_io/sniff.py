@@ -41,5 +41,6 @@ def looks_binary(head: bytes) -> bool:
     if head[0] not in _TEXT_BYTES or head[1] not in _TEXT_BYTES:
         return True
     comment = head[:2] == b"c "
-    return any(c not in _TEXT_BYTES and not (comment and 65 <= c <= 122)
-               for c in head[2:SNIFF_BYTES])
+    return any(
+        c not in _TEXT_BYTES and not (comment and 65 <= c <= 122) for c in head[2:SNIFF_BYTES]
+    )

@@ -35,8 +35,17 @@ from typing import IO, Any, Callable, Union, cast
 
 from .bounds import CHUNK
 
-__all__ = ["MAGIC", "MAGIC_BYTES", "Input", "Source", "SourceError", "chunks", "compression",
-           "is_open_file", "path_text"]
+__all__ = [
+    "MAGIC",
+    "MAGIC_BYTES",
+    "Input",
+    "Source",
+    "SourceError",
+    "chunks",
+    "compression",
+    "is_open_file",
+    "path_text",
+]
 
 _Path = Union[str, "os.PathLike[str]"]
 # What can be read: a path, "-" (standard input), or an open binary file.
@@ -110,13 +119,13 @@ class Source:
         self._chunk_size = chunk_size
         self.bytes_read = 0
         self.compression = None
-        self._owned = False         # standard input and open files are their owners' to close
+        self._owned = False  # standard input and open files are their owners' to close
         if is_open_file(path):
             self.name = path_text(path)
             self._file: IO[bytes] = cast("IO[bytes]", path)
         elif not (isinstance(path, str) and path == "-"):
             self.name = path_text(path)
-            self._file = open(cast("_Path", path), "rb")    # noqa: SIM115 (closed by close())
+            self._file = open(cast("_Path", path), "rb")  # noqa: SIM115 (closed by close())
             self._owned = True
         else:
             self.name = "<stdin>"
@@ -161,14 +170,14 @@ class Source:
         try:
             raw = self._raw()
             head = b""
-            for data in raw:            # a pipe may give fewer bytes than asked
+            for data in raw:  # a pipe may give fewer bytes than asked
                 head += data
                 if len(head) >= MAGIC_BYTES:
                     break
             self.compression = compression(head)
             if self.compression is None:
                 for i in range(0, len(head), self._chunk_size):
-                    yield head[i:i + self._chunk_size]
+                    yield head[i : i + self._chunk_size]
                 yield from raw
             else:
                 yield from _inflate(self.compression, head, raw, self._chunk_size)
@@ -179,26 +188,27 @@ class Source:
 def _regular_size(f: IO[bytes]) -> int | None:
     try:
         st = os.fstat(f.fileno())
-    except (OSError, ValueError):     # no file descriptor (io.UnsupportedOperation)
+    except (OSError, ValueError):  # no file descriptor (io.UnsupportedOperation)
         return None
     return st.st_size if stat.S_ISREG(st.st_mode) else None
 
 
 def _decompressor(fmt: str) -> Any:
     if fmt == "gzip":
-        return zlib.decompressobj(16 + zlib.MAX_WBITS)      # the gzip wrapper only
+        return zlib.decompressobj(16 + zlib.MAX_WBITS)  # the gzip wrapper only
     if fmt == "xz":
         return lzma.LZMADecompressor(lzma.FORMAT_XZ)
     return bz2.BZ2Decompressor()
 
 
-def _inflate(fmt: str, head: bytes, raw: Iterator[bytes],
-             chunk_size: int) -> Generator[bytes, None, None]:
+def _inflate(
+    fmt: str, head: bytes, raw: Iterator[bytes], chunk_size: int
+) -> Generator[bytes, None, None]:
     """The decompressed data of head + raw, in chunks of at most chunk_size."""
     magic = dict(MAGIC)[fmt]
     is_zlib = fmt == "gzip"
-    d: Any = None           # the open member's decompressor; None between members
-    rest = head             # input not yet given to a decompressor
+    d: Any = None  # the open member's decompressor; None between members
+    rest = head  # input not yet given to a decompressor
     ended = False
     while True:
         if d is None:
@@ -206,8 +216,10 @@ def _inflate(fmt: str, head: bytes, raw: Iterator[bytes],
             rest = rest.lstrip(b"\x00")
             if rest and (len(rest) >= len(magic) or ended):
                 if not rest.startswith(magic):
-                    raise SourceError(f"cannot decompress {fmt} data: other bytes "
-                                      f"follow the end of the compressed data")
+                    raise SourceError(
+                        f"cannot decompress {fmt} data: other bytes "
+                        f"follow the end of the compressed data"
+                    )
                 d = _decompressor(fmt)
         if d is not None:
             more = True
@@ -231,8 +243,7 @@ def _inflate(fmt: str, head: bytes, raw: Iterator[bytes],
                 continue
         if ended:
             if d is not None:
-                raise SourceError(f"truncated {fmt} data: the data ends inside a "
-                                  f"compressed member")
+                raise SourceError(f"truncated {fmt} data: the data ends inside a compressed member")
             return
         data = next(raw, None)
         if data is None:

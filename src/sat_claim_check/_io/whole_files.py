@@ -297,13 +297,19 @@ def parse_files(
     ``max_bytes``, or by default the cap ``_bounds`` derives from the limits),
     OSError, or the CheckError of the first limit passed, where reading stopped.
     """
-    return read_files(cnf_path, proof_path, model_path, checked_settings(limits),
-                      max_bytes, proof_format)
+    return read_files(
+        cnf_path, proof_path, model_path, checked_settings(limits), max_bytes, proof_format
+    )
 
 
-def read_files(cnf_path: Input, proof_path: Input | None, model_path: Input | None,
-               limits: Limits, max_bytes: int | None = None,
-               proof_format: ProofFormat = "auto") -> Parsed:
+def read_files(
+    cnf_path: Input,
+    proof_path: Input | None,
+    model_path: Input | None,
+    limits: Limits,
+    max_bytes: int | None = None,
+    proof_format: ProofFormat = "auto",
+) -> Parsed:
     """``parse_files`` within limits already made (an Options' limits)."""
 
     def cap(default: Callable[[Limits], int]) -> int:

@@ -60,16 +60,37 @@ def build_parser() -> argparse.ArgumentParser:
 
     for name, summary, description, epilog, add_options in (
         ("check", "check one JSON request", DESCRIPTION, EPILOG, check_options),
-        ("request", "build the JSON request from DIMACS and DRUP or model files",
-         REQUEST_DESCRIPTION, REQUEST_EPILOG, request_options),
-        ("batch", "check JSON Lines: one request per line, one output line per line",
-         BATCH_DESCRIPTION, BATCH_EPILOG, batch_options),
-        ("serve", "answer requests over HTTP (the service extra)", SERVE_DESCRIPTION,
-         SERVE_EPILOG, serve_options),
+        (
+            "request",
+            "build the JSON request from DIMACS and DRUP or model files",
+            REQUEST_DESCRIPTION,
+            REQUEST_EPILOG,
+            request_options,
+        ),
+        (
+            "batch",
+            "check JSON Lines: one request per line, one output line per line",
+            BATCH_DESCRIPTION,
+            BATCH_EPILOG,
+            batch_options,
+        ),
+        (
+            "serve",
+            "answer requests over HTTP (the service extra)",
+            SERVE_DESCRIPTION,
+            SERVE_EPILOG,
+            serve_options,
+        ),
     ):
-        add_options(commands.add_parser(
-            name, help=summary, description=description, epilog=epilog,
-            formatter_class=argparse.RawDescriptionHelpFormatter))
+        add_options(
+            commands.add_parser(
+                name,
+                help=summary,
+                description=description,
+                epilog=epilog,
+                formatter_class=argparse.RawDescriptionHelpFormatter,
+            )
+        )
 
     schema_options(commands.add_parser("schema", help="print the input or output JSON Schema"))
     return parser
