@@ -26,22 +26,24 @@ per element, in order.
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import os
 from collections import deque
 from contextlib import suppress
 from typing import IO, TYPE_CHECKING, Any
 
-from . import __version__
 from ._batch import protocol
+from ._batch.cluster import (
+    ClusterError,
+    check_workers,
+    connect,
+    require_dask,
+)
 from ._batch.console import BatchProgress, WriteError
 from ._batch.lines import Numbered, Span, numbered_lines
 from ._batch.manifest import Manifest, manifest_root
 from ._batch.output import BatchTotals, OrderedOutput
 from ._batch.protocol import Checked, check_one, unfinished
 from ._batch.signals import Stop, StopSignals
-from ._batch.sizing import available_cpus
 from ._core.codes import EXIT_REJECTED
 from ._core.jsontext import dumps
 from ._core.options import Options, checked_settings
@@ -70,15 +72,8 @@ __all__ = [
 CHUNK_LINES = 64  # lines per task, at most (benchmarks/README.md: per-task cost)
 CHUNK_BYTES = 4 << 20  # bytes of input per task, at most (a longer line goes alone)
 RETRIES = 2  # a task that raises is run again this many times
-LOCAL_ALLOWED_FAILURES = 1  # local:N: a task whose worker died twice is given up
-WAIT_FOR_WORKERS = 60.0  # seconds to wait for a first worker
 # check_bag(kinds=True): the names of the kinds EXIT_VALID, _NOT_VALID, _REJECTED, FAILED
 KINDS = ("valid", "not_valid", "rejected", "failed")
-
-
-class ClusterError(Exception):
-    """The cluster cannot run the batch: the scheduler cannot be reached, no worker
-    joined it in time, or its workers run another version of sat-claim-check."""
 
 
 class ClusterTotals(BatchTotals):
@@ -91,93 +86,6 @@ class ClusterTotals(BatchTotals):
 
 
 ClusterOutcome = ClusterTotals  # the name it has had in this module's API
-
-
-def _require() -> None:
-    try:
-        import dask.bag  # noqa: F401
-        import distributed  # noqa: F401
-    except ImportError as exc:
-        raise ImportError(
-            f"the Dask extra is not installed ({exc}): pip install 'sat-claim-check[dask]'"
-        ) from None
-
-
-# -- the cluster ----------------------------------------------------------------
-
-
-def connect(scheduler: str) -> tuple[Any, Any]:
-    """(client, cluster) for ``--scheduler``: ``local`` or ``local:N`` starts a
-    ``distributed.LocalCluster`` of N worker processes (one per CPU without N)
-    on 127.0.0.1, returned as the cluster; anything else is the address of a
-    running scheduler (cluster None), given up after Dask's
-    ``distributed.comm.timeouts.connect`` (30 s unless configured).  Close both
-    when done.  Raises ClusterError, or ValueError for a malformed ``local:N``.
-    """
-    _require()
-    import dask
-    from distributed import Client, LocalCluster
-
-    if scheduler == "local" or scheduler.startswith("local:"):
-        text = scheduler.partition(":")[2]
-        if text and not (text.isdigit() and int(text) > 0):
-            raise ValueError(f"local:N needs a positive number of workers, got {text!r}")
-        workers = int(text) if text else available_cpus()
-        try:
-            with dask.config.set(
-                {"distributed.scheduler.allowed-failures": LOCAL_ALLOWED_FAILURES}
-            ):
-                cluster = LocalCluster(
-                    n_workers=workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    host="127.0.0.1",
-                    dashboard_address=":0",
-                    silence_logs=logging.CRITICAL,
-                )
-        except Exception as exc:  # no processes, no port: say why, no traceback
-            raise ClusterError(
-                f"cannot start a local cluster of {workers} workers: {type(exc).__name__}: {exc}"
-            ) from None
-        return Client(cluster), cluster
-    try:
-        return Client(scheduler, timeout=dask.config.get("distributed.comm.timeouts.connect")), None
-    except (OSError, asyncio.TimeoutError, ValueError, TypeError) as exc:
-        raise ClusterError(f"cannot reach the scheduler at {scheduler}: {exc}") from None
-
-
-def _worker_report(engine: EngineName) -> tuple[str, str | None]:
-    """On a worker: its version of sat-claim-check, and why ``engine`` cannot run there."""
-    try:
-        Options.of(engine)
-    except ImportError as exc:
-        return __version__, str(exc)
-    return __version__, None
-
-
-def check_workers(client: Any, engine: EngineName, wait: float = WAIT_FOR_WORKERS) -> int:
-    """Wait for a first worker, check that every worker runs this version of
-    sat-claim-check and can use ``engine``; the number of threads.  Raises
-    ClusterError."""
-    try:
-        client.wait_for_workers(1, timeout=wait)
-    except (TimeoutError, asyncio.TimeoutError, OSError):
-        raise ClusterError(f"no worker joined the scheduler within {wait:g} s") from None
-    try:
-        reports = client.run(_worker_report, engine)
-    except Exception as exc:  # the workers cannot even import sat-claim-check
-        raise ClusterError(
-            f"the workers cannot run sat-claim-check: {type(exc).__name__}: {exc}"
-        ) from None
-    for address, (version, problem) in sorted(reports.items()):
-        if version != __version__:
-            raise ClusterError(
-                f"the worker {address} runs sat-claim-check {version}, this batch {__version__}"
-            )
-        if problem is not None:
-            raise ClusterError(f"the worker {address} cannot run the engine: {problem}")
-    threads: int = sum(client.nthreads().values())
-    return max(1, threads)
 
 
 # -- the batch ------------------------------------------------------------------
@@ -254,7 +162,7 @@ def run_batch(
     match (``check_workers``).  ``deletions`` as for ``run``.  Arguments that
     cannot be used raise ValueError or TypeError before any line is read.
     """
-    _require()
+    require_dask()
     place = _checked_arguments(engine, limits, deletions, manifest, manifest_root)
     threads = check_workers(client, engine)
     window = max(2, 3 * threads) if window is None else max(1, window)
@@ -408,7 +316,7 @@ def check_bag(
     computation with ``KilledWorker``, as any Dask task does; ``run_batch``
     is the way that isolates such a line.
     """
-    _require()
+    require_dask()
     import dask
     import dask.bag as db
 

@@ -31,6 +31,7 @@ db = pytest.importorskip("dask.bag")
 from distributed.diagnostics.plugin import WorkerPlugin  # noqa: E402
 
 from sat_claim_check import dask as scc_dask  # noqa: E402
+from sat_claim_check._batch import cluster as _cluster  # noqa: E402
 from sat_claim_check._batch import local as _batch  # noqa: E402
 from sat_claim_check._batch import protocol as _protocol  # noqa: E402
 from sat_claim_check._batch.console import BatchProgress  # noqa: E402
@@ -329,7 +330,8 @@ def test_a_bag_element_that_is_not_json_is_rejected(client: Any) -> None:
 def test_workers_of_another_version_are_refused(
     client: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(scc_dask, "__version__", "0.0.0")
+    # This process's version, as the check of the workers reads it.
+    monkeypatch.setattr(_cluster, "__version__", "0.0.0")
     out = io.StringIO()
     with pytest.raises(scc_dask.ClusterError, match=r"runs sat-claim-check .* this batch 0\.0\.0"):
         scc_dask.run_batch(io.BytesIO(data(mixed(3))), out, client=client)

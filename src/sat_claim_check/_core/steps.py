@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 from .._engines import converter
 from ..errors import CheckError, InvalidInput
 from .codes import STEP_ADD, STEP_DELETE
+from .literals import flatten, literal_array, literal_error
 from .sizes import check_size, size_error
-from .validate import flatten, literal_array, literal_error, step_shape
+from .validate import step_shape
 from .values import pointer
 
 if TYPE_CHECKING:
