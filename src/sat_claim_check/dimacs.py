@@ -27,7 +27,7 @@ The accepted text:
 
 Texts are ``str`` or ``bytes``; a proof may also be a sequence of lines (what
 PySAT's ``get_proof()`` returns).  Files compressed with gzip, xz or bz2 are
-decompressed as they are read (``_source``), and ``"-"`` is standard input.
+decompressed as they are read (``_io.source``), and ``"-"`` is standard input.
 Malformed text raises ``DimacsError`` (a ``ValueError``) naming the file,
 when known, and the 1-based line (the byte offset in a binary proof).
 
@@ -38,7 +38,7 @@ limit plus one; for ``max_vars`` and ``max_clauses``, the CNF header's
 numbers); for a proof checked as it is read, at the step that passes it,
 unless a step fails first (that is the verdict).  Text after that point is
 never read, so a malformed line there goes unreported.  A file that passes no
-limit but is longer than its byte cap (``_bounds``; ``max_bytes`` overrides
+limit but is longer than its byte cap (``_io.bounds``; ``max_bytes`` overrides
 it) is refused with a ``DimacsError``.  Texts given in memory are parsed
 whole, with exact counts.  What is checked is described in docs/semantics.md.
 """

@@ -7,7 +7,7 @@
 
 It holds the clauses alive at the time, never the steps: the kernel is fed
 chunk by chunk (``kernel_py`` describes start/feed/finish), and each step is
-validated when it arrives (``_validate.steps_chunk``), in stream order.
+validated when it arrives (``_core.steps.steps_chunk``), in stream order.
 ``_feed_arrays`` is the way in for flat arrays (the DIMACS/DRUP door): no
 Python object per step.
 """

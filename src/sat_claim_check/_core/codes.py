@@ -1,7 +1,7 @@
 """Step kinds and status codes: the small vocabulary the layers share.
 
 The validator classifies each proof step with a ``STEP_*`` kind, the engines
-return a ``STATUS_*`` code, and ``_report`` turns the code into a result or an
+return a ``STATUS_*`` code, and ``_core.report`` turns the code into a result or an
 error; the scanners return a ``SCAN_*`` code that ``dimacs`` words; the
 command line exits with an ``EXIT_*`` code.  Both
 engines, both converters, both scanners and the tests import them from here.

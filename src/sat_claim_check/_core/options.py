@@ -50,7 +50,7 @@ class Options(NamedTuple):
 
     @property
     def deletions(self) -> str:
-        """ "lenient" or "strict", as given to ``of``."""
+        """The reading of delete steps, as given to ``of``: "lenient" or "strict"."""
         return "lenient" if self.lenient else "strict"
 
     # Sent to a worker process by what it was made of: the worker resolves the

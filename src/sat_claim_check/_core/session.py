@@ -30,7 +30,7 @@ def check_request(v: Validated, options: Options) -> Report:
     """Check a validated request (a Validated), sat or unsat; its Report.
 
     A request too big for this machine's memory (possible only above the
-    contract's limits) is rejected as limit_exceeded (``validate.out_of_memory``).
+    contract's limits) is rejected as limit_exceeded (``sizes.out_of_memory``).
     """
     try:
         return _check(v, options)

@@ -2,7 +2,7 @@
 
 ``EngineName`` and ``Result`` are public (``sat_claim_check`` exports them).
 The rest exists only for the type checker: the interface that each compiled
-module and its pure-Python twin have in common (``_engine`` picks one of each
+module and its pure-Python twin have in common (``_engines`` picks one of each
 pair; ``tests/typing/twins.py`` holds both to these protocols).
 
 This module has no ``from __future__ import annotations``: ``Result`` stays a

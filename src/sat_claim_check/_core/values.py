@@ -60,7 +60,7 @@ def array_items(x: Any) -> Iterator[Any]:
 def as_integer(x: Any) -> int | None:
     """The int value of a JSON Schema integer, or None (bools, NaN, fractions...).
 
-    A LongInteger stays one: it is its own value (see ``_jsontext``).
+    A LongInteger stays one: it is its own value (see ``_core.jsontext``).
     """
     cls = type(x)
     if cls is int:

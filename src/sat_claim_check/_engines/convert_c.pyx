@@ -1,10 +1,10 @@
 """Request arrays into flat C int arrays, checking every literal on the way.
 
 The compiled twin of ``convert_py`` (same functions, same answers).
-``flatten`` and ``flatten_steps`` are the fast paths of ``_validate``: they
+``flatten`` and ``flatten_steps`` are the fast paths of ``_core.validate``: they
 accept only the common case (plain lists or tuples of plain ints, all within
 range; a subclass is not plain) and return ``None`` on anything else, so that
-the plain Python walk in ``_validate`` finds the exact first error in document
+the plain Python walk in ``_core.literals`` finds the exact first error in document
 order.  They count before they copy: over the caller's literal limit they
 only check, and return the count.
 """

@@ -3,7 +3,7 @@
 The same functions with the same answers.  ``flatten`` and ``flatten_steps``
 accept only the common case (plain lists or tuples of plain ints, all within
 range; a subclass is not plain) and return ``None`` on anything else, so that
-the plain Python walk in ``_validate`` finds the exact first error in document
+the plain Python walk in ``_core.literals`` finds the exact first error in document
 order.  Types are compared by identity (``is``), never hashed or compared with
 ``==``: a class whose metaclass overrides those cannot pass for a plain one.
 """

@@ -7,7 +7,7 @@ This module is the executable specification of the unsat check.  The compiled
 engine (``kernel_c.pyx``) implements the same algorithm and must agree with it
 on every verdict and on the work counter to the unit.
 
-Input is flat integer arrays (CSR style), filled by ``_validate``:
+Input is flat integer arrays (CSR style), filled by ``_core.validate``:
 
 * ``clause_offsets`` (m + 1 entries) and ``clause_lits``: the CNF clauses, as
   given (repeats included); every literal is in ``1..num_vars`` in magnitude.
@@ -52,7 +52,7 @@ and changes nothing, as the compiled kernel does.
 
 ``Kernel(num_vars, clause_offsets, clause_lits, step_kinds, step_offsets,
 step_lits, max_work).run()`` checks a whole proof held in memory: ``start``,
-``feed``, ``finish``.  ``_report`` turns the plain ints into a result or an
+``feed``, ``finish``.  ``_core.report`` turns the plain ints into a result or an
 error.
 
 Memory follows the live clauses: a deleted clause leaves every structure (its

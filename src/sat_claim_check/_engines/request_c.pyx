@@ -3,7 +3,7 @@
 The twin of ``request_py``.  The scanning is ``csrc/request_scan.h``, run
 without the GIL over the bytes as given; it reads the common case of a
 request and declines (None) on anything else, so that the exact path
-(``_jsontext.loads`` + ``_validate.validate``) answers it.
+(``_core.jsontext.loads`` + ``_core.validate.validate``) answers it.
 """
 
 from cpython cimport array

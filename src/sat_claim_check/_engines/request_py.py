@@ -1,8 +1,8 @@
 """Request JSON text into flat arrays: the pure-Python twin of ``request_c``.
 
 The compiled reader is a shortcut that may decline any text (None); this twin
-declines every text, so that the exact path (``_jsontext.loads`` +
-``_validate.validate``) reads it all.  A pure-Python scanner would be slower
+declines every text, so that the exact path (``_core.jsontext.loads`` +
+``_core.validate.validate``) reads it all.  A pure-Python scanner would be slower
 than that path, whose ``json.loads`` is itself compiled.
 """
 

@@ -1,13 +1,13 @@
 """DIMACS CNF and DRUP text into flat arrays: the pure-Python parser.
 
 The twin of ``scan_c`` (``csrc/dimacs_scan.h``): the same language, the same
-arrays, the same first error; ``_engine`` chooses one and ``dimacs`` turns an
+arrays, the same first error; ``_engines`` chooses one and ``dimacs`` turns an
 error code into a ``DimacsError``.  The language is described in ``csrc/dimacs_scan.h``.
 
 ``parse_cnf(data)`` returns ``(code, line, token, value, num_vars,
 num_clauses, offsets, lits)`` and ``parse_drup(data)`` returns ``(code, line,
 token, value, kinds, offsets, lits)``: ``code`` is ``SCAN_OK``, ``SCAN_STOPPED``
-or one of the ``SCAN_ERR_*`` of ``_codes``, ``line`` the 1-based line of the
+or one of the ``SCAN_ERR_*`` of ``_core.codes``, ``line`` the 1-based line of the
 error (or of the stop), ``token`` the offending token (bytes) or None, ``value``
 the offending literal or the clause count found.  On an error the arrays are None.
 

@@ -1,7 +1,7 @@
 """DIMACS, DRUP and model text: its arrays, its errors, and reading it from files.
 
 ``cnf_arrays``, ``drup_arrays`` and ``model_literals`` read texts in memory (the
-scanner twin chosen in ``_engine`` does the work); ``DimacsError`` and the
+scanner twin chosen in ``_engines`` does the work); ``DimacsError`` and the
 scanner codes' wording (``text_error``, ``binary_error``) are every reader's;
 ``file_chunks`` gives a file's bytes in chunks, decompressed.  A message
 quotes at most SHOWN characters of a file.  The public names are
@@ -192,7 +192,7 @@ PROOF_FORMATS = ("auto", "text", "binary")
 def is_binary_proof(head: bytes) -> bool:
     """Whether a proof starting with ``head`` (its first 12 bytes after
     decompression, or all of it when shorter) is read as binary DRUP: by the
-    rule of drat-trim (``_sniff.looks_binary``: docs/semantics.md, "Proof
+    rule of drat-trim (``_io.sniff.looks_binary``: docs/semantics.md, "Proof
     formats and compression"), when it starts with 'a' or 'd', as every binary
     proof does.  Anything else is text, so that malformed text (a proof of
     fewer than 2 bytes, "0"; a stray letter) is reported as text."""
@@ -282,7 +282,7 @@ LONGEST_RUN = 1 << 20
 def file_chunks(path: Input) -> Generator[bytes, None, None]:
     """The file's bytes in chunks ("-": standard input), decompressed as they
     come when they start with the magic bytes of gzip, xz or bz2 (never the
-    whole file at once: ``_source``).  A chunk is what one read gives, so the
+    whole file at once: ``_io.source``).  A chunk is what one read gives, so the
     bytes of a pipe come as they are written.  Compressed data that cannot be
     read raises DimacsError naming the file."""
     with _source.chunks(path) as source:

@@ -3,7 +3,7 @@
 Each is read in chunks and scanned as it grows, no further than needed: the
 first limit passed is raised where reading stopped, a file that passes no
 limit within its byte cap is refused, and one that does not fit in memory is
-the limit error its counts explain (``_validate.memory_error``).
+the limit error its counts explain (``_core.sizes.memory_error``).
 ``parse_files`` is the door (``sat_claim_check.dimacs`` names it);
 ``clause_line`` reads a CNF again for ``--explain``.
 """
@@ -181,7 +181,7 @@ def read_cnf(path: Input, limits: Limits, max_bytes: int) -> tuple[Any, ...]:
 
 def _raise_out_of_memory(counts: list[tuple[str, int]], limits: Limits) -> None:
     """While reading ran out of memory: raise the limit error the sizes seen
-    explain (``_validate.memory_error``), when they do; else return."""
+    explain (``_core.sizes.memory_error``), when they do; else return."""
     error = memory_error(counts, limits) if counts else None
     if error is not None:
         raise error from None
@@ -294,7 +294,7 @@ def parse_files(
     of the files, read within ``limits`` (None: the contract's).
 
     Raises DimacsError (malformed text, or a file over its byte cap:
-    ``max_bytes``, or by default the cap ``_bounds`` derives from the limits),
+    ``max_bytes``, or by default the cap ``_io.bounds`` derives from the limits),
     OSError, or the CheckError of the first limit passed, where reading stopped.
     """
     return read_files(
