@@ -202,3 +202,49 @@ def test_the_choice_is_made_once_and_asked_for_at_call_time() -> None:
             or getattr(value, "__self__", None) in _engine._chosen.values()
         ]
         assert kept == [], (module.__name__, kept)
+
+
+# -- a build imports only the twins it uses ------------------------------------------
+
+IMPORTED = """
+import sys
+import sat_claim_check as scc
+scc.check_json(b'{"cnf": {"num_vars": 1, "clauses": [[1], [-1]]}, "claim": "unsat",'
+               b' "proof": [{"add": []}]}')
+scc.dimacs.run_dimacs("p cnf 1 2\\n1 0\\n-1 0\\n", "0\\n")
+print(" ".join(sorted(name.rsplit(".", 1)[1] for name in sys.modules
+                      if name.startswith("sat_claim_check._engines."))))
+"""
+
+
+def _twins_imported(no_extensions: bool) -> set[str]:
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "SAT_CLAIM_CHECK_NO_EXTENSIONS"}
+    if no_extensions:
+        env["SAT_CLAIM_CHECK_NO_EXTENSIONS"] = "1"
+    out = subprocess.run(
+        [sys.executable, "-c", IMPORTED],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return set(out.stdout.split()) - {"tokens"}
+
+
+def test_a_pure_build_imports_no_compiled_module() -> None:
+    assert _twins_imported(no_extensions=True) == {
+        "kernel_py",
+        "convert_py",
+        "scan_py",
+        "request_py",
+    }
+
+
+@pytest.mark.compiled
+def test_a_compiled_build_imports_no_pure_twin_it_does_not_use() -> None:
+    assert _twins_imported(no_extensions=False) == {"kernel_c", "convert_c", "scan_c", "request_c"}
