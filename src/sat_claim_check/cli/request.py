@@ -94,7 +94,7 @@ def check_model_files(args: argparse.Namespace) -> int:
         return reading_failed(args, err)
     except CheckError as err:
         report = err
-    return checked(args, position, report, None)
+    return checked(args, options, position, report, None)
 
 
 def check_proof_files(args: argparse.Namespace) -> int:
@@ -119,7 +119,7 @@ def check_proof_files(args: argparse.Namespace) -> int:
         return reading_failed(args, err)
     except CheckError as err:
         report = err
-    return checked(args, position, report, memo)
+    return checked(args, options, position, report, memo)
 
 
 def reading_failed(args: argparse.Namespace, err: DimacsError | OSError) -> int:
@@ -138,7 +138,11 @@ def reading_failed(args: argparse.Namespace, err: DimacsError | OSError) -> int:
 
 
 def checked(
-    args: argparse.Namespace, position: Position, report: Report | CheckError, memo: StepMemo | None
+    args: argparse.Namespace,
+    options: Options,
+    position: Position,
+    report: Report | CheckError,
+    memo: StepMemo | None,
 ) -> int:
     """Write the result (or the error object) of request --check; its exit code."""
     position.line.close()
@@ -148,7 +152,7 @@ def checked(
         return code
     code = write_output(args.output, dumps(report.result), exit_code(report.result))
     if args.explain and code != EXIT_REJECTED:
-        for line in explain_files(args, report, memo):
+        for line in explain_files(args, options, report, memo):
             say(line)
     return code
 
@@ -166,7 +170,9 @@ def file_head(name: str) -> bytes:
         return b""
 
 
-def explain_files(args: argparse.Namespace, report: Report, memo: StepMemo | None) -> list[str]:
+def explain_files(
+    args: argparse.Namespace, options: Options, report: Report, memo: StepMemo | None
+) -> list[str]:
     """The --explain lines of request --check.  A proof was checked as it was
     read (``memo`` holds the steps to name); to say whether it checks with
     lenient deletions the proof is read again whole, when it is a file."""
@@ -177,7 +183,7 @@ def explain_files(args: argparse.Namespace, report: Report, memo: StepMemo | Non
             return None if line is None else f"{args.cnf}:{line}"
 
         return explain_lines(report, no_steps, clause_place)
-    lenient = args.deletions == "lenient"
+    lenient = options.lenient
     if not worth_rerun(report, lenient):
         return explain_lines(report, memo.step_of, memo.where)
     again = (
@@ -192,7 +198,6 @@ def explain_files(args: argparse.Namespace, report: Report, memo: StepMemo | Non
             *explain_lines(report, memo.step_of, memo.where),
             f"explain: the proof came from a pipe and cannot be read again: to see {again}",
         ]
-    options = Options.of(args.engine, limits_from(args), args.deletions)
     try:
         parsed = parse_files(
             args.cnf, args.proof, None, options.limits, args.max_input_bytes, args.proof_format
@@ -207,7 +212,7 @@ def explain_files(args: argparse.Namespace, report: Report, memo: StepMemo | Non
 
     def rerun(lenient: bool, close: bool) -> Report:
         steps = with_empty_clause(*proof) if close else proof
-        return parsed_report((cnf, steps, None), options._replace(lenient=lenient))
+        return parsed_report((cnf, steps, None), options._replace(lenient=lenient, progress=None))
 
     explanation = explanation_of(
         report, lambda s: request_step(*proof, s), rerun, cnf[1:], memo.where, lenient
