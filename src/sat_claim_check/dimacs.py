@@ -232,32 +232,6 @@ def run_files(
     )
 
 
-def check_files(
-    cnf_path: Input,
-    proof_path: Input,
-    *,
-    engine: EngineName = "auto",
-    limits: Limits | None = None,
-    progress: Progress | None = None,
-    max_bytes: int | None = None,
-    reading: Reading | None = None,
-    memo: StepMemo | None = None,
-    deletions: Deletions = "strict",
-    proof_format: ProofFormat = "auto",
-) -> Report:
-    """run_files() for an unsat claim, the proof checked as it is read; ``memo``
-    keeps the steps ``--explain`` names."""
-    return files_report(
-        Options.of(engine, limits, deletions, progress),
-        cnf_path,
-        proof_path,
-        max_bytes=max_bytes,
-        reading=reading,
-        memo=memo,
-        proof_format=proof_format,
-    )
-
-
 def run_parsed(
     parsed: Parsed,
     engine: EngineName = "auto",
