@@ -16,6 +16,10 @@ __all__ = [
     "EXIT_REJECTED",
     "EXIT_TERMINATED",
     "EXIT_VALID",
+    "READINGS",
+    "READING_DRAT_TRIM",
+    "READING_LENIENT",
+    "READING_STRICT",
     "SCAN_ERR_BAD_HEADER",
     "SCAN_ERR_CLAUSE_COUNT",
     "SCAN_ERR_INT_RANGE",
@@ -26,6 +30,7 @@ __all__ = [
     "SCAN_ERR_VAR_RANGE",
     "SCAN_OK",
     "SCAN_STOPPED",
+    "STATUS_CONCLUDED",
     "STATUS_DELETED_CLAUSE_NOT_FOUND",
     "STATUS_EMPTY_CLAUSE_NOT_DERIVED",
     "STATUS_LEMMA_NOT_RUP",
@@ -37,6 +42,7 @@ __all__ = [
     "STEP_DELETE",
     "STEP_DELETE_NO_MATCH",
     "STEP_KEYS",
+    "reading_code",
     "step_key",
 ]
 
@@ -62,6 +68,33 @@ STATUS_LITERAL_OUT_OF_RANGE = 2
 STATUS_DELETED_CLAUSE_NOT_FOUND = 3
 STATUS_EMPTY_CLAUSE_NOT_DERIVED = 4
 STATUS_WORK_LIMIT = 5
+# The check ended valid before the proof's end: the drat-trim reading stops at
+# the first step boundary where the level-0 state is inconsistent (SPEC §4.5).
+# Only start() and feed() return it; finish() then returns STATUS_VALID.
+STATUS_CONCLUDED = 6
+
+# How an unsat proof is read (a Kernel's ``reading``): SPEC §4.1 strict, §4.4
+# lenient deletions, §4.5 drat-trim (lenient deletions, and the early end).
+READING_STRICT = 0
+READING_LENIENT = 1
+READING_DRAT_TRIM = 2
+READINGS = ("strict", "lenient", "drat-trim")  # the names, by code
+
+
+def reading_code(reading: object) -> int:
+    """The READING_* code a Kernel is given as ``reading``: one of the codes, or
+    a bool (False strict, True lenient: the flag it once took); return it.
+    Anything else raises ValueError (exact types only: no hostile int-likes)."""
+    if type(reading) is bool:
+        return int(reading)
+    if type(reading) is int and READING_STRICT <= reading <= READING_DRAT_TRIM:
+        return reading
+    got = repr(reading) if type(reading) is int else f"a {type(reading).__name__}"
+    raise ValueError(
+        "reading must be READING_STRICT (0), READING_LENIENT (1) or "
+        f"READING_DRAT_TRIM (2), or a bool, got {got}"
+    )
+
 
 # DIMACS/DRUP scanner outcomes (the same numbers as csrc/dimacs_scan.h's SCC_*).
 SCAN_OK = 0

@@ -11,7 +11,16 @@ TypedDict that ``typing.get_type_hints`` can read on Python 3.9.
 
 from typing import TYPE_CHECKING, Any, Callable, Literal, Optional, TypedDict
 
-__all__ = ["Claim", "Deletions", "EngineName", "KernelName", "Progress", "Reason", "Result"]
+__all__ = [
+    "Claim",
+    "Deletions",
+    "EngineName",
+    "KernelName",
+    "Progress",
+    "ProofReading",
+    "Reason",
+    "Result",
+]
 
 # The ``engine=`` argument: "compiled" (the Cython kernel), "reference" (the
 # pure-Python engine) or "auto" (compiled when it is built).
@@ -25,6 +34,10 @@ Claim = Literal["sat", "unsat"]
 # The ``deletions=`` argument: how delete steps are read (SPEC §4.1 "strict",
 # the default; §4.4 "lenient", as drat-trim reads them).
 Deletions = Literal["strict", "lenient"]
+
+# The ``reading=`` argument: how an unsat proof is read (SPEC §4.1 "strict",
+# §4.4 "lenient" deletions, §4.5 "drat-trim": as drat-trim's forward mode).
+ProofReading = Literal["strict", "lenient", "drat-trim"]
 
 # The ``progress=`` callback: progress(steps_checked, work); what it returns is
 # ignored, and an exception it raises stops the check.
@@ -120,6 +133,8 @@ if TYPE_CHECKING:
 
         def finish(self) -> tuple[int, int, int, int]: ...
 
+        def concluded(self) -> bool: ...
+
         def run(
             self, progress: Optional[Progress] = None, poll_interval: int = ...
         ) -> tuple[int, int, int, int]: ...
@@ -136,7 +151,7 @@ if TYPE_CHECKING:
             step_offsets: Optional[Ints],
             step_lits: Optional[Ints],
             max_work: int,
-            lenient: bool = ...,
+            reading: int = ...,
         ) -> KernelObject: ...
 
     class ConverterModule(Protocol):

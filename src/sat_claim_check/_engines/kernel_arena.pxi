@@ -511,6 +511,7 @@ cdef int _load_cnf(Kernel self, Py_ssize_t more_clauses, Py_ssize_t more_lits) e
     self.status = STATUS_VALID
     self.step_index = -1
     self.steps_checked = 0
+    self.ended_early = False
     self.chunk_index = -1
     return 0
 

@@ -66,7 +66,8 @@ cdef class Kernel:
     cdef int phase                      # NEW, CHECKING, STOPPED, FINISHED or BROKEN
     cdef public object reason_deletions  # array("q"): steps whose delete removed a reason
     cdef public object ignored_deletions  # array("q"): steps whose delete was ignored
-    cdef readonly bint lenient          # SPEC §4.4: deletions read leniently
+    cdef readonly int reading           # a READING_* code (SPEC §4.4, §4.5)
+    cdef readonly bint lenient          # SPEC §4.4: deletions read leniently (not strict)
 
     cdef int32_t nvars                  # num_vars
     cdef int64_t max_work               # the cap, clamped to INT64_MAX
@@ -135,6 +136,7 @@ cdef class Kernel:
     cdef int status                     # STATUS_VALID, or the failing step's STATUS_*
     cdef int64_t step_index             # the failing step, or -1
     cdef int64_t steps_checked          # steps that succeeded (the next step's index)
+    cdef bint ended_early               # SPEC §4.5: stopped valid at an inconsistent state
 
     # The methods, in the order of kernel_c.pyx (the Kernel's C-only parts are
     # functions of it, in kernel_arena.pxi).
@@ -143,6 +145,7 @@ cdef class Kernel:
     cdef void _assign(self, lit_t lit, cref_t why) noexcept nogil
     cdef void _undo_to(self, int32_t length) noexcept nogil
     cdef bint _inconsistent(self) noexcept nogil
+    cdef bint _concludes(self) noexcept nogil
     cdef int32_t _distinct(self, const lit_t* given, Py_ssize_t n, lit_t* out,
                            bint* tautology, uint64_t* h) noexcept nogil
     cdef cref_t _store(self, const lit_t* given, Py_ssize_t n) except -2 nogil

@@ -4,6 +4,7 @@
 from array import array
 from typing import Any, Final
 
+from .._core.codes import READING_STRICT
 from .._core.types import Ints, Progress
 
 POLL_INTERVAL: Final[int]
@@ -13,6 +14,7 @@ class Kernel:
     """The clause multiset, watch lists and level-0 state of one unsat check."""
 
     reason_deletions: array[int]
+    reading: int
     lenient: bool
     ignored_deletions: array[int]
 
@@ -25,11 +27,13 @@ class Kernel:
         step_offsets: Ints | None,
         step_lits: Ints | None,
         max_work: int,
-        lenient: bool = False,
+        reading: int = READING_STRICT,
     ) -> None: ...
     @property
     def work(self) -> int:
         """The work counter so far."""
+    def concluded(self) -> bool:
+        """Whether the check ended valid before the proof's end (drat-trim reading)."""
     def start(
         self,
         progress: Progress | None = None,

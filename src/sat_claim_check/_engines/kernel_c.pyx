@@ -19,9 +19,13 @@ the same sections, in the same order:
   ``add``/``delete``); it declines any other step (None, nothing changed).
 
 ``reason_deletions`` lists the steps whose delete removed the reason of a
-level-0 literal.  ``Kernel(..., max_work, lenient=True)`` reads deletions as
-SPEC §4.4 (see ``kernel_py``); ``ignored_deletions`` lists the steps whose
-delete it ignored.  Verdicts and the work counter agree with the reference
+level-0 literal.  ``Kernel(..., max_work, reading)`` takes a ``READING_*``
+code (or a bool: False strict, True lenient; anything else is ValueError):
+lenient deletions (SPEC §4.4) and the drat-trim reading (§4.5: lenient
+deletions, and the check ends valid at the first inconsistent state, with
+``STATUS_CONCLUDED`` from start or feed and ``concluded()`` True); see
+``kernel_py``.  ``ignored_deletions`` lists the steps whose delete it
+ignored.  Verdicts and the work counter agree with the reference
 engine to the unit, with one documented exception: on ``STATUS_WORK_LIMIT``
 this engine stops as soon as the counter passes the cap (inside
 propagation), so the ``work`` it reports is the counter at that moment, not at
@@ -76,6 +80,9 @@ cdef int STATUS_LITERAL_OUT_OF_RANGE = _codes.STATUS_LITERAL_OUT_OF_RANGE
 cdef int STATUS_DELETED_CLAUSE_NOT_FOUND = _codes.STATUS_DELETED_CLAUSE_NOT_FOUND
 cdef int STATUS_EMPTY_CLAUSE_NOT_DERIVED = _codes.STATUS_EMPTY_CLAUSE_NOT_DERIVED
 cdef int STATUS_WORK_LIMIT = _codes.STATUS_WORK_LIMIT
+cdef int STATUS_CONCLUDED = _codes.STATUS_CONCLUDED
+cdef int READING_STRICT = _codes.READING_STRICT
+cdef int READING_DRAT_TRIM = _codes.READING_DRAT_TRIM
 
 cdef enum:
     NONE = -1           # "no clause" for _propagate() and conflict
@@ -129,9 +136,12 @@ cdef class Kernel:
         self.phase = NEW
 
     def __init__(self, num_vars, clause_offsets, clause_lits,
-                 step_kinds, step_offsets, step_lits, max_work, lenient=False):
+                 step_kinds, step_offsets, step_lits, max_work, reading=0):
         self._not_running()         # run() reads the step buffers this replaces
-        self.lenient = bool(lenient)
+        # Exact ints and bools only (ValueError otherwise), before anything changes.
+        code = _codes.reading_code(reading)
+        self.reading = code
+        self.lenient = code != READING_STRICT
         self._num_vars = _as_int(num_vars, "num_vars")
         self._max_work = _as_int(max_work, "max_work")
         self._clause_offsets = _int_buffer(clause_offsets, "clause_offsets")
@@ -195,6 +205,19 @@ cdef class Kernel:
 
     cdef bint _inconsistent(self) noexcept nogil:
         return self.live_empty > 0 or self.conflict != NONE
+
+    def concluded(self):
+        """Return whether the check ended valid before the proof's end (the
+        drat-trim reading, at an inconsistent level-0 state)."""
+        return self.ended_early
+
+    cdef bint _concludes(self) noexcept nogil:
+        """§4.5: the drat-trim reading ends valid at the first step boundary where
+        the level-0 state is inconsistent (the cap is checked before)."""
+        if self.reading == READING_DRAT_TRIM and self._inconsistent():
+            self.ended_early = True
+            return True
+        return False
 
     # -- the clause store --------------------------------------------------------------
 
@@ -665,8 +688,9 @@ cdef class Kernel:
     # -- the whole check ---------------------------------------------------------------
 
     def start(self, progress=None, poll_interval=POLL_INTERVAL):
-        """Store the CNF and make the initial build; return STATUS_VALID, or
-        STATUS_WORK_LIMIT when the build passed the cap.  Starts afresh.
+        """Store the CNF and make the initial build; return STATUS_VALID,
+        STATUS_WORK_LIMIT when the build passed the cap, or (drat-trim reading)
+        STATUS_CONCLUDED when the CNF alone is inconsistent.  Starts afresh.
 
         ``progress(steps_checked, work)``, when given, is called each time the
         counter has grown by ``poll_interval`` since the last call (checked
@@ -699,6 +723,9 @@ cdef class Kernel:
             _free(self)
             self._progress = None
             raise
+        if self.ended_early:
+            self.phase = STOPPED
+            return STATUS_CONCLUDED
         self.phase = CHECKING if self.status == STATUS_VALID else STOPPED
         return self.status
 
@@ -717,12 +744,15 @@ cdef class Kernel:
         if self.work > self.max_work:
             self.status = STATUS_WORK_LIMIT
             self.step_index = -1
+        else:
+            self._concludes()
         return 0
 
     def feed(self, kinds, offsets, lits):
         """Check a chunk of steps in order; return (STATUS_VALID, -1) when all
         succeeded, else (status, index in the chunk) of the step that failed or
-        passed the cap (the check stops there).
+        passed the cap, or (STATUS_CONCLUDED, index) of the step after which
+        the drat-trim reading ends valid (the check stops there).
 
         ``kinds`` is a buffer of signed chars (array('b')) or C ints, one STEP_*
         per step; step ``i``'s literals are ``lits[offsets[i]:offsets[i + 1]]``
@@ -788,6 +818,9 @@ cdef class Kernel:
         if self.status != STATUS_VALID:
             self.phase = STOPPED
             return (self.status, self.chunk_index)
+        if self.ended_early:
+            self.phase = STOPPED
+            return (STATUS_CONCLUDED, self.chunk_index)
         return _ALL_STEPS_VALID
 
     cdef int _feed_chunk(self) except -1 nogil:
@@ -814,6 +847,9 @@ cdef class Kernel:
                 self.chunk_index = i
                 return 0
             self.steps_checked += 1
+            if self._concludes():
+                self.chunk_index = i
+                return 0
             if _collect_due(self):
                 _collect(self)
         return 0
@@ -821,11 +857,11 @@ cdef class Kernel:
     def feed_step(self, kind, lits, steps_left, literals_left):
         """One step, the common case (the Checker's add()/delete()): ``kind``
         STEP_ADD or STEP_DELETE, ``lits`` a plain list or tuple of literals.
-        Return the step's status as feed() would (STATUS_WORK_LIMIT included),
-        or None, changing nothing, when the step is not one this takes: ``lits``
-        not a plain list or tuple, a literal not a plain int within
-        ``1..num_vars`` in magnitude, no room for one more step
-        (``steps_left < 1``) or for its literals (``len(lits) >
+        Return the step's status as feed() would (STATUS_WORK_LIMIT and
+        STATUS_CONCLUDED included), or None, changing nothing, when the step
+        is not one this takes: ``lits`` not a plain list or tuple, a literal
+        not a plain int within ``1..num_vars`` in magnitude, no room for one
+        more step (``steps_left < 1``) or for its literals (``len(lits) >
         literals_left``).  The caller then takes the exact way (validate,
         feed()), which finds the error or the step's own kind.
         """
@@ -861,14 +897,16 @@ cdef class Kernel:
         self._progress = None
         if self.status != STATUS_VALID:
             return (self.status, self.step_index, self.steps_checked, self.work)
-        return (STATUS_VALID if self.derived_empty else STATUS_EMPTY_CLAUSE_NOT_DERIVED,
-                -1, self.steps_checked, self.work)
+        return (STATUS_VALID if self.derived_empty or self.ended_early
+                else STATUS_EMPTY_CLAUSE_NOT_DERIVED, -1, self.steps_checked, self.work)
 
     cdef str _not_checking(self, str call):
         if self.phase == NEW:
             return f"start() the check before {call}"
         if self.phase == BROKEN:
             return f"an exception stopped the check: start() it again before {call}"
+        if self.phase == STOPPED and self.ended_early:
+            return f"the check has concluded (valid): {call} after its end"
         if self.phase == STOPPED:
             return f"the check has stopped: {call} after a failing step"
         return f"the check is finished: {call} after finish()"

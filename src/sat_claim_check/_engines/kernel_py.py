@@ -39,12 +39,20 @@ common case (the Checker's ``add``/``delete``: a plain list of plain ints in
 range, within the room left under the proof limits); it declines any other
 step (None, nothing changed), and the caller takes the exact way.
 
-``Kernel(..., max_work, lenient=True)`` reads deletions leniently
+``Kernel(..., max_work, reading)`` takes the reading of the proof as a
+``READING_*`` code (a bool as well: False strict, True lenient; anything else
+raises ValueError).  ``READING_LENIENT`` reads deletions leniently
 (docs/semantics.md, "Lenient deletions"): a delete that matches no live
 clause, or would remove a unit clause or the reason of a level-0 literal, is
 ignored (it succeeds, changes nothing and counts no work);
 ``ignored_deletions`` lists those steps, across calls (always empty when
-strict, as ``reason_deletions`` is when lenient).
+strict, as ``reason_deletions`` is when lenient).  ``READING_DRAT_TRIM``
+reads deletions so too, and ends the check valid at the first step boundary
+where the level-0 state is inconsistent (docs/semantics.md, "The drat-trim
+reading"): ``start`` (the CNF alone) or ``feed`` (at the step that made it
+so, after the cap is checked) returns ``STATUS_CONCLUDED``, the check stops
+there as after a failing step, ``concluded()`` is then True and ``finish``
+returns ``STATUS_VALID`` with the steps checked up to that point.
 
 One call at a time: a call made while another runs (from its progress
 callback, or from a second thread) raises RuntimeError ("already running")
@@ -74,6 +82,9 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._core.codes import (
+    READING_DRAT_TRIM,
+    READING_STRICT,
+    STATUS_CONCLUDED,
     STATUS_DELETED_CLAUSE_NOT_FOUND,
     STATUS_EMPTY_CLAUSE_NOT_DERIVED,
     STATUS_LEMMA_NOT_RUP,
@@ -84,6 +95,7 @@ from .._core.codes import (
     STEP_ADD_OUT_OF_RANGE,
     STEP_DELETE,
     STEP_DELETE_NO_MATCH,
+    reading_code,
 )
 
 if TYPE_CHECKING:
@@ -166,8 +178,10 @@ class Kernel:
     status: int
     step_index: int
     reason_deletions: array[int]
+    reading: int
     lenient: bool
     ignored_deletions: array[int]
+    ended_early: bool
 
     def __init__(
         self,
@@ -178,15 +192,17 @@ class Kernel:
         step_offsets: Ints | None,
         step_lits: Ints | None,
         max_work: int,
-        lenient: bool = False,
+        reading: int = READING_STRICT,
     ) -> None:
         busy = getattr(self, "_busy", None)
         if busy is None:
             self._busy = threading.Lock()  # held by the call running (_enter)
         else:
             self._not_running()  # run() reads the proof this replaces
+        code = reading_code(reading)  # ValueError before anything changes
         self.num_vars = num_vars
-        self.lenient = bool(lenient)  # SPEC §4.4: some deletions are ignored
+        self.reading = code
+        self.lenient = code != READING_STRICT  # SPEC §4.4: some deletions are ignored
         self.clause_offsets = clause_offsets
         self.clause_lits = clause_lits
         if step_kinds is None or step_offsets is None or step_lits is None:
@@ -216,6 +232,7 @@ class Kernel:
         self.derived_empty = False  # the CNF or a successful add holds the empty clause
         self.status = STATUS_VALID  # a failing step's status, once one failed
         self.step_index = -1  # that step's index
+        self.ended_early = False  # SPEC §4.5: stopped valid at an inconsistent state
         self.progress: Progress | None = None
         self.poll_interval = POLL_INTERVAL
         self.next_poll = NEVER  # the counter's value due for a call of progress
@@ -257,6 +274,21 @@ class Kernel:
 
     def inconsistent(self) -> bool:
         return self.live_empty > 0 or self.conflict != NONE
+
+    def concluded(self) -> bool:
+        """Return whether the check ended valid before the proof's end (the
+        drat-trim reading, at an inconsistent level-0 state)."""
+        return self.ended_early
+
+    def concludes(self) -> bool:
+        """Whether the check ends here, valid (at a step boundary, after the cap
+        was checked); if so, stop it there."""
+        # SPEC §4.5: the drat-trim reading ends at the first inconsistent state.
+        if self.reading == READING_DRAT_TRIM and self.inconsistent():
+            self.ended_early = True
+            self.phase = STOPPED
+            return True
+        return False
 
     # -- the clause store --------------------------------------------------------------
 
@@ -427,8 +459,9 @@ class Kernel:
     # -- the whole check ---------------------------------------------------------------
 
     def start(self, progress: Progress | None = None, poll_interval: int = POLL_INTERVAL) -> int:
-        """Store the CNF and make the initial build; return STATUS_VALID, or
-        STATUS_WORK_LIMIT when the build passed the cap.  Starts afresh.
+        """Store the CNF and make the initial build; return STATUS_VALID,
+        STATUS_WORK_LIMIT when the build passed the cap, or (drat-trim reading)
+        STATUS_CONCLUDED when the CNF alone is inconsistent.  Starts afresh.
 
         ``progress(steps_checked, work)``, when given, is called about every
         ``poll_interval`` units of work from here on (see the module note); an
@@ -462,13 +495,16 @@ class Kernel:
             self.status = STATUS_WORK_LIMIT
             self.phase = STOPPED
             return STATUS_WORK_LIMIT
+        if self.concludes():
+            return STATUS_CONCLUDED
         self.phase = CHECKING
         return STATUS_VALID
 
     def feed(self, kinds: Ints, offsets: Ints, lits: Ints) -> tuple[int, int]:
         """Check the steps of a chunk in order; return (STATUS_VALID, -1) when all
         succeeded, else (status, index in the chunk) of the step that failed or
-        passed the cap (the check stops there)."""
+        passed the cap, or (STATUS_CONCLUDED, index) of the step after which
+        the drat-trim reading ends valid (the check stops there)."""
         self._enter()
         try:
             return self._feed(kinds, offsets, lits)
@@ -498,16 +534,18 @@ class Kernel:
                 self.phase = STOPPED
                 return status, i
             self.steps_checked += 1
+            if self.concludes():
+                return STATUS_CONCLUDED, i
         return STATUS_VALID, -1
 
     def feed_step(self, kind: int, lits: Any, steps_left: int, literals_left: int) -> int | None:
         """One step, the common case, for the Checker's add()/delete(): ``kind``
         STEP_ADD or STEP_DELETE, ``lits`` a plain list or tuple of literals.
-        Return the step's status as ``feed`` would (STATUS_WORK_LIMIT included),
-        or None, changing nothing, when the step is not one this takes: ``lits``
-        not a plain list or tuple, a literal not a plain int within
-        ``1..num_vars`` in magnitude, no room for one more step
-        (``steps_left < 1``) or for its literals (``len(lits) >
+        Return the step's status as ``feed`` would (STATUS_WORK_LIMIT and
+        STATUS_CONCLUDED included), or None, changing nothing, when the step
+        is not one this takes: ``lits`` not a plain list or tuple, a literal
+        not a plain int within ``1..num_vars`` in magnitude, no room for one
+        more step (``steps_left < 1``) or for its literals (``len(lits) >
         literals_left``).  The caller then takes the exact way (validate,
         ``feed``), which finds the error or the step's own kind."""
         self._enter()
@@ -548,7 +586,7 @@ class Kernel:
             self.phase = FINISHED
         if self.status != STATUS_VALID:
             return self.status, self.step_index, self.steps_checked, self.work
-        if not self.derived_empty:
+        if not self.derived_empty and not self.ended_early:
             return STATUS_EMPTY_CLAUSE_NOT_DERIVED, -1, self.steps_checked, self.work
         return STATUS_VALID, -1, self.steps_checked, self.work
 
@@ -557,6 +595,8 @@ class Kernel:
             return f"start() the check before {call}"
         if self.phase == BROKEN:
             return f"an exception stopped the check: start() it again before {call}"
+        if self.phase == STOPPED and self.ended_early:
+            return f"the check has concluded (valid): {call} after its end"
         if self.phase == STOPPED:
             return f"the check has stopped: {call} after a failing step"
         return f"the check is finished: {call} after finish()"
