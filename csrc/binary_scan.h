@@ -20,7 +20,13 @@
  *     SCC_ERR_INT_RANGE (where: the integer's first byte; token: its first 5
  *     bytes; value: u as read from them);
  *   - the end of the stream inside a step is SCC_ERR_UNTERMINATED (where:
- *     the step's 'a' or 'd' byte).
+ *     the step's 'a' or 'd' byte);
+ *   - a byte 'c' or 's' where a step starts opens a line of text, skipped up
+ *     to and with its '\n' (or the end): a solver writing its proof to
+ *     standard output puts its comments and status line between the steps.
+ *     n_comment / n_status count them; comment_where / status_where are the
+ *     first one's stream offset, comment_at / status_at its offset in the
+ *     data of the call that met it (-1 in other calls).
  *
  * Offsets ("where") are 0-based, in bytes from the start of the whole stream.
  * The state between chunks is the open step (its kind, start and literals so
@@ -71,11 +77,16 @@ typedef struct {
     unsigned char token[SCC_BIN_MAX_INT_BYTES];
     int token_len;          /* -1: no token */
     int64_t value;
+    int in_text;            /* inside a comment or status line */
+    int64_t n_comment, comment_where, comment_at;
+    int64_t n_status, status_where, status_at;
 } scc_bin_t;
 
 static inline void scc_bin_init(scc_bin_t *s) {
     memset(s, 0, sizeof(*s));
     s->token_len = -1;
+    s->comment_at = -1;
+    s->status_at = -1;
 }
 
 static inline void scc_bin_free(scc_bin_t *s) {
@@ -116,9 +127,31 @@ static inline int scc_bin_fail(scc_bin_t *s, int code, int64_t where,
 static inline int scc_bin_scan(scc_bin_t *s, const unsigned char *data, size_t n, int final) {
     size_t i = 0;
     int64_t base = s->pos;
+    const unsigned char *nl;
+    s->comment_at = -1;
+    s->status_at = -1;
+    if (s->in_text) {                           /* a line of text goes on */
+        nl = n ? memchr(data, '\n', n) : NULL;
+        if (nl == NULL) i = n;
+        else { i = (size_t)(nl - data) + 1; s->in_text = 0; }
+    }
     while (i < n) {
         unsigned char b = data[i];
         if (!s->open) {
+            if (b == 'c' || b == 's') {         /* a line of text between steps */
+                if (b == 'c' && s->n_comment++ == 0) {
+                    s->comment_where = base + (int64_t)i;
+                    s->comment_at = (int64_t)i;
+                }
+                if (b == 's' && s->n_status++ == 0) {
+                    s->status_where = base + (int64_t)i;
+                    s->status_at = (int64_t)i;
+                }
+                nl = memchr(data + i, '\n', n - i);
+                if (nl == NULL) { s->in_text = 1; i = n; }
+                else i = (size_t)(nl - data) + 1;
+                continue;
+            }
             if (b != 'a' && b != 'd')
                 return scc_bin_fail(s, SCC_BIN_ERR_TOKEN, base + (int64_t)i, &b, 1, 0);
             s->open = 1;

@@ -7,6 +7,10 @@
  *
  *   - blank lines are skipped; a line whose first token starts with 'c' is a
  *     comment (anywhere, also inside a clause that spans lines);
+ *   - DRUP: a line whose first token is "s" is a solver's status line
+ *     ("s UNSATISFIABLE", written to the same pipe as the proof), skipped as a
+ *     comment is; n_status counts them, status_line is the first one's line
+ *     and status_at its byte offset in the part that held it (-1 in others);
  *   - CNF: "p cnf V C" once, before any literal; a line whose first token
  *     starts with '%' ends the formula (SATLIB files); every literal is a
  *     non-zero integer with |l| <= V; exactly C clauses;
@@ -78,6 +82,9 @@ typedef struct {
     int want_lines;         /* DRUP: record each step's first line in lines */
     int64_t *lines;
     size_t n_lines, cap_lines;
+    int64_t n_status;       /* DRUP: status lines skipped so far */
+    int64_t status_line;    /* the first one's line */
+    int64_t status_at;      /* its offset in the last part scanned, -1: not there */
 } scc_scan_t;
 
 /* 1 for the ASCII whitespace of bytes.split(): \t \n \v \f \r and space. */
@@ -119,6 +126,7 @@ static inline void scc_scan_init(scc_scan_t *s) {
     s->at_line = 1; s->at_line_start = 1; s->in_comment = 0;
     s->delete_open = 0; s->open_line = 0;
     s->want_lines = 0; s->lines = NULL; s->n_lines = 0; s->cap_lines = 0;
+    s->n_status = 0; s->status_line = 0; s->status_at = -1;
 }
 
 /* After a part: forget the steps completed so far (the caller has copied
@@ -213,6 +221,7 @@ static inline int scc_scan(scc_scan_t *s, const unsigned char *data, size_t n, i
     int64_t bound = is_cnf ? -1 : SCC_INT32_MAX;
 
     if (s->n_offsets == 0 && scc_push_step(s, 1, 0)) return -1;    /* offsets[0] = 0 */
+    s->status_at = -1;
     if (s->in_comment) {                           /* a comment line goes on */
         while (pos < n && data[pos] != '\n') pos++;
         s->in_comment = pos == n;
@@ -225,7 +234,11 @@ static inline int scc_scan(scc_scan_t *s, const unsigned char *data, size_t n, i
         while (pos < n && !scc_is_space(data[pos])) pos++;
         if (at_line_start) {
             at_line_start = 0;
-            if (ch == 'c') {                       /* comment line */
+            if (ch == 'c' || (!is_cnf && ch == 's' && pos - start == 1)) {
+                if (ch == 's' && s->n_status++ == 0) {  /* status line: noted once */
+                    s->status_line = line;
+                    s->status_at = (int64_t)start;
+                }
                 while (pos < n && data[pos] != '\n') pos++;
                 s->in_comment = pos == n;
                 continue;

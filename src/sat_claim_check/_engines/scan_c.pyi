@@ -14,6 +14,9 @@ def parse_drup(data: bytes, max_steps: int = -1, max_lits: int = -1) -> DrupScan
 class DrupTextStream:
     """DRUP text scanned in parts, as it arrives."""
     def __init__(self) -> None: ...
+    @property
+    def status_lines(self) -> tuple[int, int, int]:
+        """(count, first line, offset in the last part or -1) of status lines skipped."""
     def scan(self, data: bytes | bytearray | memoryview, final: bool) -> DrupPart: ...
 
 class BinaryDrupStream:
@@ -23,5 +26,11 @@ class BinaryDrupStream:
     @property
     def open_literals(self) -> int:
         """The literals of the step still open after the last call."""
+    @property
+    def status_lines(self) -> tuple[int, int, int]:
+        """(count, first byte, offset in the last call's data or -1) of status lines."""
+    @property
+    def comment_lines(self) -> tuple[int, int, int]:
+        """(count, first byte, offset in the last call's data or -1) of comment lines."""
     def scan(self, data: bytes | bytearray | memoryview, final: bool) -> DrupPart:
         """The next bytes -> (code, where, token, value, kinds, offsets, lits, starts)."""

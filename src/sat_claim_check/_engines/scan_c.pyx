@@ -33,6 +33,9 @@ cdef extern from "dimacs_scan.h" nogil:
         int want_lines
         int64_t* lines
         size_t n_lines
+        int64_t n_status
+        int64_t status_line
+        int64_t status_at
     void scc_scan_init(scc_scan_t* s)
     void scc_scan_free(scc_scan_t* s)
     void scc_scan_rest(scc_scan_t* s)
@@ -134,6 +137,12 @@ cdef class DrupTextStream:
     def __dealloc__(self):
         scc_scan_free(&self.s)
 
+    @property
+    def status_lines(self):
+        """(count, line, at) of the status lines skipped so far: ``line`` the
+        first one's, ``at`` its offset in the last part scanned (-1: not there)."""
+        return self.s.n_status, self.s.status_line, self.s.status_at
+
     def scan(self, data, bint final):
         cdef const unsigned char[::1] view = data
         cdef const unsigned char* ptr = NULL
@@ -182,6 +191,12 @@ cdef extern from "binary_scan.h" nogil:
         unsigned char token[5]
         int token_len
         int64_t value
+        int64_t n_comment
+        int64_t comment_where
+        int64_t comment_at
+        int64_t n_status
+        int64_t status_where
+        int64_t status_at
     void scc_bin_init(scc_bin_t* s)
     void scc_bin_free(scc_bin_t* s)
     int scc_bin_next(scc_bin_t* s)
@@ -211,6 +226,19 @@ cdef class BinaryDrupStream:
         if self.s.n_offsets == 0:
             return 0
         return self.s.n_lits - <size_t>self.s.offsets[self.s.n_offsets - 1]
+
+    @property
+    def status_lines(self):
+        """(count, where, at) of the status lines skipped so far: ``where`` the
+        first one's stream offset, ``at`` its offset in the last call's data
+        (-1: not there)."""
+        return self.s.n_status, self.s.status_where, self.s.status_at
+
+    @property
+    def comment_lines(self):
+        """(count, where, at) of the comment lines skipped so far, as
+        ``status_lines``."""
+        return self.s.n_comment, self.s.comment_where, self.s.comment_at
 
     def scan(self, data, final):
         """The next bytes -> (code, where, token, value, kinds, offsets, lits,

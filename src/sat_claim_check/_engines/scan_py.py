@@ -118,15 +118,22 @@ class DrupTextStream:
     an error or the final part, ``scan`` raises RuntimeError.
     """
 
+    # (count, line, at) of the status lines skipped so far: ``line`` the first
+    # one's, ``at`` its offset in the last part scanned (-1: not there).
+    status_lines: tuple[int, int, int]
+
     def __init__(self) -> None:
         self._scan = _Scan(False, -1, -1, -1)
         self._ended = False
+        self.status_lines = (0, 0, -1)
 
     def scan(self, data: bytes | bytearray | memoryview, final: bool) -> DrupPart:
         if self._ended:
             raise RuntimeError("this DRUP text stream has ended")
-        result = self._scan.part(bytes(data), final)
+        scan = self._scan
+        result = scan.part(bytes(data), final)
         self._ended = final or result[0] != OK
+        self.status_lines = (scan.n_status, scan.status_line, scan.status_at)
         return cast("DrupPart", result)
 
 
@@ -148,6 +155,10 @@ class _Scan:
         self.open_lits: list[int] = []  # the open step's literals
         self.steps = 0  # steps completed, for max_steps
         self.lits_seen = 0  # literals read, for max_lits
+        # DRUP: status lines skipped ("s ..."), the first one's line, and its
+        # offset in the last part (-1: not there).
+        self.n_status = self.status_line = 0
+        self.status_at = -1
 
     def part(self, data: bytes, final: bool) -> tuple[Any, ...]:
         """Scan the next part: (code, line, token, value, kinds, offsets, lits,
@@ -176,7 +187,9 @@ class _Scan:
 
         # Lines one at a time (split() would hold every line of a big text at once).
         n = self.line - 1
-        for line in io.BytesIO(data):
+        self.status_at = -1
+        reader = io.BytesIO(data)
+        for line in reader:
             n += 1
             ends = line[-1:] == b"\n"  # else the line goes on in the next part
             toks = line.split()
@@ -190,7 +203,12 @@ class _Scan:
                 self.at_line_start = ends or line_start
                 continue
             t0 = toks[0]
-            if line_start and t0[:1] == b"c":  # comment line
+            if line_start and (t0[:1] == b"c" or (t0 == b"s" and not cnf)):
+                # A comment, or a solver's status line (noted once).
+                if t0 == b"s" and not self.n_status:
+                    self.status_line = n
+                    self.status_at = reader.tell() - len(line.lstrip())
+                self.n_status += t0 == b"s"
                 self.in_comment = not ends
                 continue
             if line_start and cnf:
@@ -301,10 +319,11 @@ class BinaryDrupStream:
     kinds, offsets, lits, starts)`` for the steps completed during this call
     (``offsets`` starts at 0 each call; ``starts``, array('q'), the byte offset
     of each step's 'a' or 'd').  ``code`` is ``SCAN_OK``,
-    ``SCAN_ERR_TOKEN`` (a byte other than 'a'/'d' where a step starts, or a
-    literal encoded as u = 1, "-0"), ``SCAN_ERR_INT_RANGE`` (an integer of more
-    than 5 bytes or above 2^32 - 1) or ``SCAN_ERR_UNTERMINATED`` (``final`` and
-    a step still open).  ``where`` is the 0-based byte offset in the whole
+    ``SCAN_ERR_TOKEN`` (a byte other than 'a'/'d' where a step starts, 'c'
+    and 's' excepted: they open a line of text, skipped; or a literal encoded
+    as u = 1, "-0"), ``SCAN_ERR_INT_RANGE`` (an integer of more than 5 bytes
+    or above 2^32 - 1) or ``SCAN_ERR_UNTERMINATED`` (``final`` and a step
+    still open).  ``where`` is the 0-based byte offset in the whole
     stream of the offending byte, integer or step (after ``SCAN_OK``: the
     number of bytes read so far); ``token`` the offending bytes or None;
     ``value`` the offending integer u, or 0.  On an error the arrays hold the
@@ -314,6 +333,11 @@ class BinaryDrupStream:
     """
 
     open_literals: int
+    # (count, where, at) of the status and the comment lines skipped so far:
+    # ``where`` the first one's stream offset, ``at`` its offset in the last
+    # call's data (-1: not there).
+    status_lines: tuple[int, int, int]
+    comment_lines: tuple[int, int, int]
 
     def __init__(self) -> None:
         self.open_literals = 0
@@ -325,6 +349,10 @@ class BinaryDrupStream:
         self._int = bytearray()  # the partial integer's bytes
         self._int_start = 0
         self._ended = False
+        self._in_text = False  # inside a comment or status line
+        # (count, first stream offset, offset in the last call's data or -1)
+        self._text = {0x63: [0, 0, -1], 0x73: [0, 0, -1]}
+        self.status_lines = self.comment_lines = (0, 0, -1)
 
     def scan(self, data: bytes | bytearray | memoryview, final: bool) -> DrupPart:
         if self._ended:
@@ -338,6 +366,12 @@ class BinaryDrupStream:
         code, where, token, value = OK, 0, None, 0
         buf = bytes(data)
         i, n = 0, len(buf)
+        for seen in self._text.values():
+            seen[2] = -1
+        if self._in_text:  # a line of text goes on
+            nl = buf.find(b"\n")
+            self._in_text = nl < 0
+            i = n if nl < 0 else nl + 1
         while i < n:
             if not is_open:
                 # A run of whole steps of short literals, at once (the loop
@@ -361,6 +395,15 @@ class BinaryDrupStream:
             b = buf[i]
             i += 1
             if not is_open:
+                if b == 0x63 or b == 0x73:  # 'c', 's': a line of text between steps
+                    seen = self._text[b]
+                    if not seen[0]:
+                        seen[1:] = [base + i - 1, i - 1]
+                    seen[0] += 1
+                    nl = buf.find(b"\n", i)
+                    self._in_text = nl < 0
+                    i = n if nl < 0 else nl + 1
+                    continue
                 if b != 0x61 and b != 0x64:  # 'a', 'd'
                     code, where, token = ERR_TOKEN, base + i - 1, bytes([b])
                     break
@@ -404,6 +447,10 @@ class BinaryDrupStream:
         self._pending = lits[done:]
         del lits[done:]
         self.open_literals = len(self._pending)
+        count, first, at = self._text[0x73]
+        self.status_lines = (count, first, at)
+        count, first, at = self._text[0x63]
+        self.comment_lines = (count, first, at)
         return code, where, token, value, kinds, offsets, lits, starts
 
 

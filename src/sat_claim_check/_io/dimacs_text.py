@@ -13,13 +13,14 @@ from __future__ import annotations
 import re
 from array import array
 from collections.abc import Generator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
 from .._core import codes as _codes
 from .._engines import scanner
 from .._engines.tokens import int32
+from ..errors import InvalidInput
 from . import source as _source
-from .sniff import SNIFF_BYTES, looks_binary
+from .sniff import looks_binary
 
 if TYPE_CHECKING:
     from .._core.types import CnfArrays, ProofArrays, ProofFormat
@@ -29,12 +30,16 @@ _INTEGER = re.compile(rb"-?[0-9]+")  # a model literal
 Input = _source.Input
 
 
-class DimacsError(ValueError):
-    """Malformed DIMACS, DRUP or model text.
+class DimacsError(InvalidInput):
+    """Malformed DIMACS, DRUP or model text: an ``InvalidInput`` (so a
+    ``CheckError`` and a ``ValueError``), whose error object has ``field``
+    "cnf", "proof" or "assignment" (the text at fault), ``path`` "" and the
+    message ``str(err)``.
 
     ``file`` is the file name when known (else None), ``line`` the 1-based
     line (None when the fault is not on one line), ``offset`` the 0-based
     byte offset in a binary proof (else None), ``message`` the rest.
+    ``hint`` is advice for people (the files may be swapped), or None.
     """
 
     def __init__(
@@ -43,12 +48,26 @@ class DimacsError(ValueError):
         file: str | None = None,
         line: int | None = None,
         offset: int | None = None,
+        *,
+        hint: str | None = None,
     ) -> None:
-        self.message = message
         self.file = file
         self.line = line
         self.offset = offset
-        super().__init__(self._text())
+        field = _FIELDS.get(message.split(":", 1)[0])
+        super().__init__(field, "", message)
+        self.hint = hint
+        ValueError.__init__(self, self._text())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The error object: invalid_input, the message with its file and line."""
+        return {**super().to_dict(), "message": self._text()}
+
+    def __str__(self) -> str:
+        return self._text()
+
+    def _arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return (self.message, self.file, self.line, self.offset), {}
 
     def _text(self) -> str:
         where = []
@@ -59,6 +78,10 @@ class DimacsError(ValueError):
         if self.offset is not None:
             where.append(f"byte {self.offset}")
         return (":".join(where) + ": " if where else "") + self.message
+
+
+# The request field of the text a message names first ("CNF: ...").
+_FIELDS = {"CNF": "cnf", "proof": "proof", "model": "assignment"}
 
 
 # -- parsing -------------------------------------------------------------------
@@ -76,6 +99,7 @@ def as_bytes(text: object, what: str) -> bytes:
 
 # A solver's answers other than SATISFIABLE, quoted whole.
 _ANSWERS = (b"UNSATISFIABLE", b"UNKNOWN", b"INDETERMINATE")
+_MINISAT = (b"SAT", b"UNSAT", b"INDET")  # the first line of MiniSat's result file
 # The most of a file's text a message quotes: a short excerpt, never a line's
 # worth (a manifest may name any file the batch can read).
 SHOWN = 12
@@ -86,6 +110,26 @@ def _show(token: bytes) -> str:
     longer one is cut, with "..."), non-printable ones escaped."""
     text = token[: 4 * SHOWN].decode("utf-8", "backslashreplace")
     return repr(text if len(text) <= SHOWN else text[: SHOWN - 3] + "...")
+
+
+# A solver's answers, quoted whole in a note (any other line: as _show quotes it).
+_STATUS_LINES = tuple(b"s " + answer for answer in (b"SATISFIABLE", *_ANSWERS))
+
+
+def quoted(line: bytes) -> str:
+    """A line a note quotes: a solver's status line whole, else as ``_show``."""
+    return repr(line.decode()) if line in _STATUS_LINES else _show(line)
+
+
+def with_hint(err: DimacsError, head: bytes) -> DimacsError:
+    """``err`` with the advice ``_core.hints`` has for a file starting with
+    ``head`` (decompressed), when it has none yet."""
+    from .._core.hints import misread_lines  # hints is for people: imported when needed
+
+    if err.hint is None:
+        what = err.message.split(":", 1)[0].split(" ", 1)[0]
+        err.hint = "; ".join(misread_lines(what, bytes(head[:4096]), err.message)) or None
+    return err
 
 
 def binary_error(
@@ -161,29 +205,53 @@ def cnf_arrays(data: bytes, file: str | None = None) -> CnfArrays:
     """(num_vars, offsets, lits) of DIMACS CNF bytes, or raise DimacsError."""
     code, line, token, value, num_vars, num_clauses, offsets, lits = scanner().parse_cnf(data)
     if code:
-        raise text_error(code, line, token, value, file, "CNF", (num_vars, num_clauses))
+        err = text_error(code, line, token, value, file, "CNF", (num_vars, num_clauses))
+        raise with_hint(err, data[:4096])
     assert offsets is not None and lits is not None  # SCAN_OK comes with the arrays
     return num_vars, offsets, lits
 
 
 def drup_arrays(
-    data: bytes, file: str | None = None, proof_format: ProofFormat = "auto"
+    data: bytes,
+    file: str | None = None,
+    proof_format: ProofFormat = "auto",
+    notes: Callable[[str], None] | None = None,
 ) -> ProofArrays:
     """(kinds, offsets, lits) of DRUP bytes, text or binary (``proof_format``:
-    "text", "binary", or "auto": told as ``is_binary_proof`` says), or raise
-    DimacsError."""
-    if read_as_binary(data[:SNIFF_BYTES], proof_format):
-        code, offset, token, value, kinds, offsets, lits, _ = (
-            scanner().BinaryDrupStream().scan(data, True)
-        )
+    "text", "binary", or "auto": told by the first bytes, ``_io.proof_head``),
+    or raise DimacsError.  FRAT text and PicoSAT's RUP proofs are read too;
+    ``notes`` is told, once each, what is read so or skipped."""
+    from .frat import FRAT_NOTE, FratText  # both import this module
+    from .proof_head import HEAD_MOST, SkipNotes, proof_kind, rup_note
+
+    check_format(proof_format)
+    kind, start = proof_kind(data[:HEAD_MOST], proof_format)
+    if kind == "text" and notes is None:  # the common case, scanned whole
+        code, line, token, value, t_kinds, t_offsets, t_lits = scanner().parse_drup(data)
         if code:
-            raise binary_error(code, offset, token, value, file)
-        return kinds, offsets, lits
-    code, line, token, value, t_kinds, t_offsets, t_lits = scanner().parse_drup(data)
+            raise with_hint(text_error(code, line, token, value, file, "proof"), data)
+        assert t_kinds is not None and t_offsets is not None and t_lits is not None
+        return t_kinds, t_offsets, t_lits
+    say = notes or _quiet
+    if kind == "rup":
+        say(rup_note(data, start))
+        data = data[:start] + b"c" + data[start + 1 :]  # the header, made a comment
+    stream: Any = scanner().BinaryDrupStream() if kind == "binary" else scanner().DrupTextStream()
+    if kind == "frat":
+        say(FRAT_NOTE)
+        stream = FratText(stream, file or "proof")
+    code, where, token, value, kinds, offsets, lits, _ = stream.scan(data, True)
+    if notes is not None:
+        SkipNotes(stream, kind == "binary", notes).after(data)
+    if code and kind == "binary":
+        raise with_hint(binary_error(code, where, token, value, file), data)
     if code:
-        raise text_error(code, line, token, value, file, "proof")
-    assert t_kinds is not None and t_offsets is not None and t_lits is not None
-    return t_kinds, t_offsets, t_lits
+        raise with_hint(text_error(code, where, token, value, file, "proof"), data)
+    return kinds, offsets, lits
+
+
+def _quiet(note: str) -> None:
+    """The notes of a caller that wants none."""
 
 
 PROOF_FORMATS = ("auto", "text", "binary")
@@ -212,18 +280,50 @@ def check_format(proof_format: object) -> None:
         )
 
 
-def model_literals(data: bytes, file: str | None = None, max_literals: int = -1) -> list[int]:
-    """The literals of solver output or of a plain literal list.
+MINISAT_NOTE = "model: read as a MiniSat result file ('SAT', then the literals)"
+
+
+def model_literals(
+    data: bytes,
+    file: str | None = None,
+    max_literals: int = -1,
+    notes: Callable[[str], None] | None = None,
+) -> list[int]:
+    """The literals of solver output (``s SATISFIABLE`` and ``v`` lines), of a
+    MiniSat result file (``SAT``, then a line of literals) or of a plain
+    literal list.
 
     With ``max_literals >= 0`` reading stops at the literal that takes the
     count past it (the list returned then holds ``max_literals + 1``).
+    ``notes`` is told when the text is read as a MiniSat result file.
     """
+    try:
+        return _model_literals(data, file, max_literals, notes)
+    except DimacsError as err:
+        raise with_hint(err, data[:4096]) from None
+
+
+def _model_literals(
+    data: bytes, file: str | None, max_literals: int, notes: Callable[[str], None] | None
+) -> list[int]:
     out: list[int] = []
     style = None  # "v" (solver output) or "plain"
     ended = 0  # line of the terminating 0
     for n, line in enumerate(bytes(data).split(b"\n"), 1):
         toks = line.split()
         if not toks or toks[0][:1] == b"c":
+            continue
+        if style is None and not out and len(toks) == 1 and toks[0] in _MINISAT:
+            # MiniSat's first line: its answer.
+            if toks[0] != b"SAT":
+                raise DimacsError(
+                    f"model: the file says {toks[0].decode()!r} (a MiniSat result): "
+                    "there is no model",
+                    file,
+                    n,
+                )
+            if notes is not None:
+                notes(MINISAT_NOTE)
             continue
         if toks[0] == b"s":
             status = b" ".join(toks[1:])

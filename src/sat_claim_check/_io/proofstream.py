@@ -9,6 +9,7 @@ and reading stops at the first step that fails or passes a limit.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
 import queue
@@ -28,13 +29,15 @@ from .dimacs_text import (
     Input,
     after_last_whitespace,
     binary_error,
+    check_format,
     file_name,
     no_whitespace,
-    read_as_binary,
     text_error,
     too_long,
+    with_hint,
 )
-from .sniff import SNIFF_BYTES
+from .frat import FRAT_NOTE, FratText
+from .proof_head import Notes, SkipNotes, head_enough, proof_kind, rup_note
 
 if TYPE_CHECKING:
     from .._core.types import DrupPart, Progress, ProofFormat, Reading
@@ -56,6 +59,7 @@ def check_stream(
     reading: Reading | None = None,
     memo: StepMemo | None = None,
     proof_format: ProofFormat = "auto",
+    notes: Notes | None = None,
 ) -> None:
     """Feed ``checker`` the DRUP proof of a file or pipe, as it is read.
 
@@ -66,16 +70,41 @@ def check_stream(
     line (DimacsError, raised once the steps before it are checked) and past
     ``max_bytes`` of text (DimacsError).  ``memo`` keeps the steps that
     ``--explain`` needs (the failing one is the checker's).  ``proof_format``:
-    "auto" (told by the first bytes), "text" or "binary".
+    "auto" (told by the first bytes), "text" or "binary".  ``notes(text)`` is
+    told, in this thread, once each, of lines skipped and of a proof read as
+    FRAT or PicoSAT's (``proof_parts``).
     """
     name = file_name(path)
-    parts = proof_parts(path, max_bytes, proof_format)
+    # Notes arise in the reader thread and are said here, before the part
+    # they came with is checked.
+    pending: collections.deque[str] = collections.deque()
+    parts = proof_parts(path, max_bytes, proof_format, None if notes is None else pending.append)
     # A file of at most one part on disk is read here: a thread would only add
     # its start-up.  (A small compressed file that holds more is then read and
     # checked in turn, without the overlap.)
     reader = _ReadAhead(parts) if _more_than_a_chunk(path) else contextlib.closing(parts)
+    try:
+        _check_parts(checker, reader, name, max_bytes, progress, reading, memo, pending, notes)
+    finally:
+        while notes is not None and pending:
+            notes(pending.popleft())
+
+
+def _check_parts(
+    checker: Checker,
+    reader: Any,
+    name: str,
+    max_bytes: int,
+    progress: Progress | None,
+    reading: Reading | None,
+    memo: StepMemo | None,
+    pending: collections.deque[str],
+    notes: Notes | None,
+) -> None:
     with reader as parts:
         for part in parts:
+            while notes is not None and pending:
+                notes(pending.popleft())
             base = checker.steps
             try:
                 checker._feed_arrays(part.kinds, part.offsets, part.lits)
@@ -91,7 +120,7 @@ def check_stream(
                 progress(checker.steps, checker.work)
             if reading is not None:
                 reading(part.bytes_read, part.total_bytes)
-            if checker.failed:
+            if checker.done:  # failed, or concluded (the drat-trim reading)
                 return
             part.raise_problem(name, max_bytes)
 
@@ -104,6 +133,7 @@ class _Part:
         "binary",
         "bytes_read",
         "code",
+        "head",
         "kinds",
         "line",
         "lines",
@@ -116,7 +146,12 @@ class _Part:
     )
 
     def __init__(
-        self, scan: DrupPart, source: _source.Source, binary: bool, over_cap: bool = False
+        self,
+        scan: DrupPart,
+        source: _source.Source,
+        binary: bool,
+        head: bytes,
+        over_cap: bool = False,
     ) -> None:
         # For a binary proof, line is the error's byte offset and lines the
         # steps' byte offsets.
@@ -132,15 +167,18 @@ class _Part:
         ) = scan
         self.bytes_read, self.total_bytes = source.bytes_read, source.size
         self.binary = binary
+        self.head = head  # the proof's first bytes, for a hint
         self.over_cap = over_cap
 
     def raise_problem(self, name: str, max_bytes: int) -> None:
         """Raise what ended the scan at this part, if anything: malformed text
         (the scanner's code) or the byte cap."""
         if self.code and self.binary:
-            raise binary_error(self.code, self.line, self.token, self.value, name)
+            err = binary_error(self.code, self.line, self.token, self.value, name)
+            raise with_hint(err, self.head)
         if self.code:
-            raise text_error(self.code, self.line, self.token, self.value, name, "proof")
+            err = text_error(self.code, self.line, self.token, self.value, name, "proof")
+            raise with_hint(err, self.head)
         if self.over_cap:
             raise too_long("proof", max_bytes, name)
 
@@ -150,16 +188,19 @@ class _Part:
 
 
 def proof_parts(
-    path: Input, max_bytes: int, proof_format: ProofFormat
+    path: Input, max_bytes: int, proof_format: ProofFormat, notes: Notes | None = None
 ) -> Generator[_Part, None, None]:
     """The proof's steps, a part at a time, scanned as the bytes are read.
 
     The first bytes say whether the proof is text or binary (``proof_format``
-    "auto"; ``is_binary_proof``).  A text chunk is cut after its last
-    whitespace byte (no token is cut in two: the rest waits for the next
-    chunk); a binary chunk goes as it is.  The scanner keeps a step that spans
-    parts.  The generator ends after a part with an error, or at the byte cap
-    (``max_bytes`` after decompression), or at the end of the proof.
+    "auto"), FRAT or PicoSAT's (``_io.proof_head.proof_kind``).  A text chunk
+    is cut after its last whitespace byte (no token is cut in two: the rest
+    waits for the next chunk); a binary chunk goes as it is.  The scanner
+    keeps a step that spans parts.  The generator ends after a part with an
+    error, or at the byte cap (``max_bytes`` after decompression), or at the
+    end of the proof.  ``notes(text)``, when given, is told once each of a
+    proof read as FRAT, of PicoSAT's header and of the first status line
+    (and, in a binary proof, comment line) skipped.
     """
     with _source.chunks(path, PART_BYTES) as source:
         chunks = iter(source)
@@ -167,10 +208,21 @@ def proof_parts(
         try:
             for chunk in chunks:
                 head += chunk
-                if len(head) >= SNIFF_BYTES:
+                if head_enough(head):
                     break
-            binary = read_as_binary(head[:SNIFF_BYTES], proof_format)
-            stream = scanner().BinaryDrupStream() if binary else scanner().DrupTextStream()
+            check_format(proof_format)
+            kind, start = proof_kind(head, proof_format)
+            binary = kind == "binary"
+            say = notes or _quiet
+            if kind == "rup":
+                say(rup_note(head, start))
+                head = head[:start] + b"c" + head[start + 1 :]  # the header, made a comment
+            stream: Any = scanner().BinaryDrupStream() if binary else scanner().DrupTextStream()
+            if kind == "frat":
+                say(FRAT_NOTE)
+                stream = FratText(stream, file_name(path))
+            skipped = None if notes is None else SkipNotes(stream, binary, notes)
+            first = head[:4096]
             rest = b""
             read = 0
             for chunk in _prepend(head, chunks):
@@ -181,7 +233,10 @@ def proof_parts(
                 data = rest + chunk if rest else chunk
                 cut = len(data) if binary else after_last_whitespace(data, len(data))
                 rest = data[cut:]
-                part = _Part(stream.scan(memoryview(data)[:cut], False), source, binary, over)
+                view = memoryview(data)[:cut]
+                part = _Part(stream.scan(view, False), source, binary, first, over)
+                if skipped is not None:
+                    skipped.after(view)
                 yield part
                 if part.code or over:
                     return
@@ -189,7 +244,14 @@ def proof_parts(
                     raise no_whitespace("proof", file_name(path), read - len(rest))
         except _source.SourceError as exc:
             raise DimacsError(str(exc), file_name(path)) from None
-        yield _Part(stream.scan(rest, True), source, binary)
+        part = _Part(stream.scan(rest, True), source, binary, first)
+        if skipped is not None:
+            skipped.after(rest)
+        yield part
+
+
+def _quiet(note: str) -> None:
+    """The notes of a caller that wants none."""
 
 
 def _prepend(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:

@@ -6,7 +6,7 @@ import it.
 
 from __future__ import annotations
 
-__all__ = ["SNIFF_BYTES", "looks_binary"]
+__all__ = ["SNIFF_BYTES", "TEXT_BYTES", "looks_binary"]
 
 # How many bytes the rule looks at: the first 2, then 10 more.
 SNIFF_BYTES = 12
@@ -14,6 +14,7 @@ SNIFF_BYTES = 12
 # The bytes of DRUP text, as drat-trim sees it: '\n', '\r', ' ', '-', '0'-'9',
 # 'c' and 'd'.  Any other byte is "binary".
 _TEXT_BYTES = frozenset(b"\n\r -0123456789cd")
+TEXT_BYTES = _TEXT_BYTES
 
 
 def looks_binary(head: bytes) -> bool:

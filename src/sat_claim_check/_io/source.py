@@ -75,6 +75,17 @@ def compression(head: bytes) -> str | None:
     return None
 
 
+def _unbuffered(stdin: IO[bytes]) -> tuple[IO[bytes], bool]:
+    """Standard input as a file of its own descriptor (a duplicate), and whether
+    it is ours to close: a reader thread blocked on a pipe then holds no lock
+    that the interpreter takes at exit (it would abort).  Without a descriptor
+    (a stream in memory), the stream itself."""
+    try:
+        return open(os.dup(stdin.fileno()), "rb", buffering=0), True
+    except (OSError, ValueError, AttributeError):
+        return stdin, False
+
+
 def is_open_file(path: Input) -> bool:
     """Whether ``path`` is an open file (anything with ``read``), not a path."""
     return hasattr(path, "read")
@@ -132,7 +143,7 @@ class Source:
             stdin = getattr(sys.stdin, "buffer", None)
             if stdin is None:
                 raise OSError("standard input is not open for reading bytes")
-            self._file = stdin
+            self._file, self._owned = _unbuffered(stdin)
         self.size = _regular_size(self._file)
         self._read: Callable[[int], bytes] = getattr(self._file, "read1", self._file.read)
         self._gen = self._generate()

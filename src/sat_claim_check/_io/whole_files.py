@@ -35,6 +35,7 @@ from .dimacs_text import (
     no_whitespace,
     text_error,
     too_long,
+    with_hint,
 )
 from .proofstream import proof_parts
 
@@ -144,12 +145,19 @@ def _scan_settled(result: tuple[Any, ...]) -> bool:
 
 def read_cnf(path: Input, limits: Limits, max_bytes: int) -> tuple[Any, ...]:
     name = _source.path_text(path)
+    heads: list[bytes] = []  # the file's first bytes, for a hint
+
+    def scan(data: Any) -> Any:
+        if not heads:
+            heads.append(bytes(data[:4096]))
+        return scanner().parse_cnf(
+            data, limits.max_vars, limits.max_clauses, limits.max_total_literals
+        )
+
     try:
         result = _read_scanned(
             path,
-            lambda data: scanner().parse_cnf(
-                data, limits.max_vars, limits.max_clauses, limits.max_total_literals
-            ),
+            scan,
             _scan_settled,
             max_bytes,
             "CNF",
@@ -175,7 +183,8 @@ def read_cnf(path: Input, limits: Limits, max_bytes: int) -> tuple[Any, ...]:
             limits,
         )
     if code:
-        raise text_error(code, line, token, value, name, "CNF", (num_vars, num_clauses))
+        err = text_error(code, line, token, value, name, "CNF", (num_vars, num_clauses))
+        raise with_hint(err, heads[0] if heads else b"")
     return num_vars, offsets, lits
 
 
@@ -206,6 +215,7 @@ def _read_drup(
     limits: Limits,
     max_bytes: int,
     proof_format: ProofFormat = "auto",
+    notes: Callable[[str], None] | None = None,
 ) -> ProofArrays:
     """The whole proof's arrays, text or binary, read part by part no further
     than the step or literal that passes its limit: the steps read up to
@@ -213,7 +223,7 @@ def _read_drup(
     literal over max_vars is still the error), and the limit is raised."""
     name = file_name(path)
     kinds, offsets, lits = array("b"), array("i", [0]), array("i")
-    parts = proof_parts(path, max_bytes, proof_format)
+    parts = proof_parts(path, max_bytes, proof_format, notes)
     with contextlib.closing(parts):
         for part in parts:
             base = len(lits)
@@ -252,13 +262,17 @@ def _stop_point(offsets: array[int], limits: Limits) -> tuple[int, int] | None:
     return over_lits + 1, max_lits + 1
 
 
-def _read_model(path: Input, limits: Limits, max_bytes: int) -> list[int]:
+def _read_model(
+    path: Input, limits: Limits, max_bytes: int, notes: Callable[[str], None] | None = None
+) -> list[int]:
     name = _source.path_text(path)
     most = limits.max_assignment_literals
+    said: list[str] = []  # the notes of the last scan (the text is scanned again as it grows)
 
     def scan(data: Any) -> list[int] | DimacsError:
+        said.clear()
         try:
-            return model_literals(data, name, most)
+            return model_literals(data, name, most, said.append)
         except DimacsError as exc:
             return exc
 
@@ -276,6 +290,9 @@ def _read_model(path: Input, limits: Limits, max_bytes: int) -> list[int]:
         )
         _raise_out_of_memory(counts, limits)
         raise
+    if notes is not None:
+        for note in said:
+            notes(note)
     if isinstance(result, DimacsError):
         raise result
     _raise_passed([("max_assignment_literals", len(result))], limits)
@@ -289,6 +306,7 @@ def parse_files(
     limits: Limits | None = None,
     max_bytes: int | None = None,
     proof_format: ProofFormat = "auto",
+    notes: Callable[[str], None] | None = None,
 ) -> Parsed:
     """((num_vars, offsets, lits), proof arrays or None, model literals or None)
     of the files, read within ``limits`` (None: the contract's).
@@ -296,9 +314,11 @@ def parse_files(
     Raises DimacsError (malformed text, or a file over its byte cap:
     ``max_bytes``, or by default the cap ``_io.bounds`` derives from the limits),
     OSError, or the CheckError of the first limit passed, where reading stopped.
+    ``notes(text)`` is told, once each, of what was skipped or read in a
+    solver's own format (a FRAT proof, a MiniSat result file, status lines).
     """
     return read_files(
-        cnf_path, proof_path, model_path, checked_settings(limits), max_bytes, proof_format
+        cnf_path, proof_path, model_path, checked_settings(limits), max_bytes, proof_format, notes
     )
 
 
@@ -309,6 +329,7 @@ def read_files(
     limits: Limits,
     max_bytes: int | None = None,
     proof_format: ProofFormat = "auto",
+    notes: Callable[[str], None] | None = None,
 ) -> Parsed:
     """``parse_files`` within limits already made (an Options' limits)."""
 
@@ -319,6 +340,7 @@ def read_files(
         raise TypeError("give exactly one of proof_path and model_path")
     cnf = read_cnf(cnf_path, limits, cap(_bounds.cnf_bytes))
     if model_path is not None:
-        return cnf, None, _read_model(model_path, limits, cap(_bounds.model_bytes))
+        return cnf, None, _read_model(model_path, limits, cap(_bounds.model_bytes), notes)
     assert proof_path is not None  # checked above; for type checkers
-    return cnf, _read_drup(proof_path, cnf, limits, cap(_bounds.proof_bytes), proof_format), None
+    proof = _read_drup(proof_path, cnf, limits, cap(_bounds.proof_bytes), proof_format, notes)
+    return cnf, proof, None

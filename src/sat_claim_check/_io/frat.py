@@ -1,0 +1,97 @@
+"""FRAT text (CryptoMiniSat's ``--frat`` proofs) read as DRUP text.
+
+A FRAT step names its clause by an id and may carry the ids of the clauses
+it follows from (``a ID LITERALS 0 l HINTS 0``); a DRUP checker needs only
+the literals.  So ``a`` steps become additions, ``d ID LITERALS 0``
+deletions, and the lines that list clauses without changing the formula
+(``o`` original, ``f`` final, ``r`` relocated) are left out.  Every line
+keeps its place, so that the scanner's line numbers are the file's.
+Binary FRAT is not read.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from .dimacs_text import DimacsError
+
+if TYPE_CHECKING:
+    from .._core.types import DrupPart
+
+__all__ = ["FRAT_NOTE", "FratText", "drup_of_frat", "is_frat"]
+
+FRAT_NOTE = "proof: read as FRAT (clause ids and hints ignored)"
+
+_ID = re.compile(rb"[0-9]+")
+_WORD = re.compile(rb"-?[0-9]+|l")
+_LISTS = (b"o", b"f", b"r")  # lines that change nothing a DRUP check sees
+# A FRAT step waits for its line's end; a line this long is refused, so that a
+# file without newlines cannot make the wait hold all of it.
+LONGEST_LINE = 1 << 26
+
+
+def is_frat(body: bytes) -> bool:
+    """Whether text whose first line (after comments) is ``body``'s reads as
+    FRAT: ``o``, ``a`` or ``f``, a clause id, then integers (and ``l``).
+    A first line ``d ID ...`` is read as DRUP (where it is a deletion)."""
+    end = body.find(b"\n")
+    line = body if end < 0 else body[:end]
+    if not line.isascii():
+        return False
+    words = line.split()
+    if end < 0 and len(words) > 2:
+        words.pop()  # may be cut short
+    return (
+        len(words) >= 2
+        and words[0] in (b"o", b"a", b"f")
+        and _ID.fullmatch(words[1]) is not None
+        and all(_WORD.fullmatch(w) for w in words[2:])
+    )
+
+
+def drup_of_frat(text: bytes) -> bytes:
+    """The DRUP text of FRAT lines, line for line.  A line that is no FRAT
+    step is kept as it is, for the scanner to report."""
+    lines = text.split(b"\n")
+    for k, line in enumerate(lines):
+        words = line.split()
+        if not words:
+            continue
+        first = words[0]
+        if first in _LISTS:
+            lines[k] = b""
+        elif (first == b"a" or first == b"d") and len(words) > 1 and _ID.fullmatch(words[1]):
+            body = words[2:]
+            if first == b"a":
+                if b"l" in body:
+                    del body[body.index(b"l") :]
+                lines[k] = b" ".join(body)
+            else:
+                lines[k] = b"d " + b" ".join(body)
+    return b"\n".join(lines)
+
+
+class FratText:
+    """A DRUP text stream (``DrupTextStream``) fed FRAT text, whole lines at a
+    time: the same ``scan(data, final)`` and ``status_lines``; ``scanned`` is
+    the DRUP text of the last call (``status_lines``' offsets are in it)."""
+
+    def __init__(self, inner: object, name: str) -> None:
+        self._inner = inner
+        self._name = name
+        self._rest = b""
+        self.scanned = b""
+
+    @property
+    def status_lines(self) -> tuple[int, int, int]:
+        return self._inner.status_lines  # type: ignore[attr-defined, no-any-return]
+
+    def scan(self, data: bytes | bytearray | memoryview, final: bool) -> DrupPart:
+        buf = self._rest + bytes(data)
+        cut = len(buf) if final else buf.rfind(b"\n") + 1
+        if len(buf) - cut > LONGEST_LINE:
+            raise DimacsError(f"proof (FRAT): a line longer than {LONGEST_LINE} bytes", self._name)
+        self._rest = buf[cut:]
+        self.scanned = drup_of_frat(buf[:cut])
+        return self._inner.scan(self.scanned, final)  # type: ignore[attr-defined, no-any-return]
