@@ -2,14 +2,19 @@
 
     python benchmarks/fuzz_agreement.py --cases 100000 [--seed S] [--jobs J] [--split]
                                         [--deletions strict|lenient|both]
+                                        [--reading strict|lenient|drat-trim|all]
 
 Each case is a seeded request from tests/proofgen.py (mostly valid DRUP
 proofs, some mutated), run on both kernels without a cap, then with caps at
 the reference's final counter, one below it and a random one below it.  The
 two must agree on (status, step_index, steps_checked), on work except under
-STATUS_WORK_LIMIT, on reason_deletions and on ignored_deletions.  ``--deletions``
-picks the reading of delete steps (strict, the default; lenient, as drat-trim
-reads them; or both, each case checked in both).  With ``--split`` the compiled
+STATUS_WORK_LIMIT, on reason_deletions, on ignored_deletions and on whether the
+check concluded early.  ``--deletions`` picks the reading of delete steps
+(strict, the default; lenient, as drat-trim reads them; or both, each case
+checked in both).  ``--reading`` picks the reading of the proof instead
+(strict, lenient, drat-trim: lenient deletions, and the check ends valid at
+the first inconsistent state; or all three); the caps at the final counter
+and one below it then fall on the step that ends a drat-trim check.  With ``--split`` the compiled
 kernel is fed the proof in random chunks (start, feed, finish) instead of
 run(), single steps often through feed_step (the Checker's add()/delete(),
 with random room under the limits: a step it declines goes through feed()),
@@ -65,11 +70,11 @@ def one_step(k, kind, lits, rng):
     return status
 
 
-def fed(flat, cap, rng, lenient=False):
+def fed(flat, cap, rng, reading=_codes.READING_STRICT):
     """The compiled kernel fed in random chunks, some steps one at a time through
-    feed_step: (finish(), reason_deletions, ignored_deletions)."""
+    feed_step: (finish(), reason_deletions, ignored_deletions, concluded())."""
     n, co, cl, kinds, so, sl = flat
-    k = comp.Kernel(n, co, cl, None, None, None, cap, lenient)
+    k = comp.Kernel(n, co, cl, None, None, None, cap, reading)
     if k.start() == _codes.STATUS_VALID:
         a = 0
         while a < len(kinds):
@@ -83,39 +88,40 @@ def fed(flat, cap, rng, lenient=False):
             if rng.random() < 0.1:
                 k._collect_now()
             a = b
-    return k.finish(), k.reason_deletions, k.ignored_deletions
+    return k.finish(), k.reason_deletions, k.ignored_deletions, k.concluded()
 
 
-def compare(flat, cap, rng=None, lenient=False):
-    kr = ref.Kernel(*flat, cap, lenient)
+def compare(flat, cap, rng=None, reading=_codes.READING_STRICT):
+    kr = ref.Kernel(*flat, cap, reading)
     r = kr.run()
     if rng is None:
-        kc = comp.Kernel(*flat, cap, lenient)
+        kc = comp.Kernel(*flat, cap, reading)
         c = kc.run()
-        deletions, ignored = kc.reason_deletions, kc.ignored_deletions
+        deletions, ignored, concluded = kc.reason_deletions, kc.ignored_deletions, kc.concluded()
     else:
-        c, deletions, ignored = fed(flat, cap, rng, lenient)
+        c, deletions, ignored, concluded = fed(flat, cap, rng, reading)
     if r[0] == _codes.STATUS_WORK_LIMIT:  # the compiled kernel stops at the cap
         same = c[:3] == r[:3] and cap < c[3] <= r[3]
     else:
         same = c == r
     same = same and kr.reason_deletions == deletions and kr.ignored_deletions == ignored
+    same = same and kr.concluded() == concluded
     return same, r, c
 
 
-def check(seed, index, split=False, lenient=False):
+def check(seed, index, split=False, reading=_codes.READING_STRICT):
     """None when both kernels agree on case (seed, index), else a report."""
     rng = random.Random(f"{seed}-{index}")
     request = proofgen.case(rng)
     flat = proofgen.to_flat(request)
     splits = rng if split else None
-    same, r, c = compare(flat, BIG, splits, lenient)
+    same, r, c = compare(flat, BIG, splits, reading)
     status = r[0]
     caps = [r[3], r[3] + 1]
     if r[3] > 0:
         caps += [r[3] - 1, rng.randrange(r[3])]
     for cap in caps if same else ():
-        same, r2, c = compare(flat, cap, splits, lenient)
+        same, r2, c = compare(flat, cap, splits, reading)
         if not same:
             r = r2
             break
@@ -130,7 +136,7 @@ def check(seed, index, split=False, lenient=False):
             "seed": seed,
             "index": index,
             "cap": cap,
-            "deletions": "lenient" if lenient else "strict",
+            "reading": _codes.READINGS[reading],
             "reference": r,
             "compiled": c,
             "request": request,
@@ -143,8 +149,8 @@ def _chunk(args):
     statuses = collections.Counter()
     work = 0
     for index in range(start, stop):
-        for lenient in readings:
-            status, w, failure = check(seed, index, split, lenient)
+        for reading in readings:
+            status, w, failure = check(seed, index, split, reading)
             statuses[status] += 1
             work += w
             if failure is not None:
@@ -169,8 +175,23 @@ def main(argv=None):
         help="the reading of delete steps: strict (the default), lenient "
         "(as drat-trim reads them) or both, each case in both",
     )
+    parser.add_argument(
+        "--reading",
+        choices=("strict", "lenient", "drat-trim", "all"),
+        default=None,
+        help="the reading of the proof (instead of --deletions): strict, lenient, "
+        "drat-trim (lenient deletions, ends valid at the first inconsistent "
+        "state) or all, each case in all three",
+    )
     args = parser.parse_args(argv)
-    readings = {"strict": (False,), "lenient": (True,), "both": (False, True)}[args.deletions]
+    if args.reading is not None:
+        names = _codes.READINGS if args.reading == "all" else (args.reading,)
+        readings = tuple(_codes.READINGS.index(name) for name in names)
+        how = f"reading {args.reading}"
+    else:
+        names = {"strict": ("strict",), "lenient": ("lenient",), "both": ("strict", "lenient")}
+        readings = tuple(_codes.READINGS.index(name) for name in names[args.deletions])
+        how = f"deletions {args.deletions}"
 
     start = time.perf_counter()
     size = 500
@@ -192,10 +213,7 @@ def main(argv=None):
                 break
     elapsed = time.perf_counter() - start
     summary = ", ".join(f"{STATUS_NAMES[s]}={n}" for s, n in sorted(statuses.items()))
-    print(
-        f"{done} cases, seed {args.seed!r}, deletions {args.deletions}, {elapsed:.1f}s, "
-        f"total work {work}"
-    )
+    print(f"{done} cases, seed {args.seed!r}, {how}, {elapsed:.1f}s, total work {work}")
     print(f"uncapped outcomes: {summary}")
     if failure is not None:
         print("DISAGREEMENT:", json.dumps(failure))

@@ -17,6 +17,10 @@ as the command line does and returns an ``Outcome``: the status, the exact
 bytes written for it, and the Report or the error.  ``Limits`` adjusts the
 limits, ``EngineName`` is the type of ``engine=`` and ``Result`` the type of
 the result.  ``sat_claim_check.service`` is the HTTP service.
+``check_files(cnf, proof)`` (or ``model=``) checks solver output files as
+``sat-claim-check verify`` does, without size limits, and returns the
+Outcome; every error it reports is a ``CheckError`` (``TimedOut`` past its
+``timeout``), and a verdict that is not valid, or an error, has a ``hint``.
 ``sat_claim_check.dimacs`` reads DIMACS and DRUP text, ``sat_claim_check.pysat``
 certifies PySAT's answers.  docs/semantics.md describes what is checked.
 """
@@ -28,7 +32,8 @@ from ._core.outcome import Outcome, check_json
 from ._core.report import Report
 from ._core.types import Deletions, EngineName, Result
 from .dimacs import request_from_dimacs
-from .errors import CheckError, InvalidInput, LimitExceeded
+from .errors import CheckError, InvalidInput, LimitExceeded, TimedOut
+from .files import check_files
 from .limits import Limits
 
 __version__ = "1.0.0"
@@ -45,8 +50,10 @@ __all__ = [
     "Outcome",
     "Report",
     "Result",
+    "TimedOut",
     "__version__",
     "check",
+    "check_files",
     "check_json",
     "explain",
     "request_from_dimacs",

@@ -45,6 +45,7 @@ whole, with exact counts.  What is checked is described in docs/semantics.md.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ._core.checker import checker_of_arrays
@@ -54,6 +55,7 @@ from ._core.session import check_request
 from ._core.validate import validate_arrays
 from ._core.validated import proof_steps
 from ._io import bounds as _bounds
+from .errors import LimitExceeded
 
 # The parts of this door are modules of one concern each: _dimacs_text (text
 # in memory and its errors), _whole_files (files read whole within the
@@ -177,19 +179,19 @@ def run_dimacs(
     limits: Limits | None = None,
     progress: Progress | None = None,
     deletions: Deletions = "strict",
+    reading: str | None = None,
 ) -> Report:
     """Check DIMACS/DRUP/model text; return a Report, like run(request_from_dimacs(...)).
 
     The request is never built as Python lists: the parsed arrays go through
     the same limits and range rules as ``check`` (docs/semantics.md,
     "Validation order") and then to the engine.  ``engine``, ``limits``,
-    ``progress`` and ``deletions`` are as for ``run``.  Raises DimacsError on
+    ``progress``, ``deletions`` and ``reading`` are as for ``run``.  Raises DimacsError on
     malformed text and CheckError on a rejected request.
     """
     _check_texts(proof, model)
-    return run_parsed(
-        _parse_texts(cnf_text, proof, model, None, None, None), engine, limits, progress, deletions
-    )
+    options = Options.of(engine, limits, deletions, progress, reading=reading)
+    return parsed_report(_parse_texts(cnf_text, proof, model, None, None, None), options)
 
 
 def run_files(
@@ -201,7 +203,7 @@ def run_files(
     limits: Limits | None = None,
     progress: Progress | None = None,
     max_bytes: int | None = None,
-    reading: Reading | None = None,
+    reading: Reading | str | None = None,
     deletions: Deletions = "strict",
     proof_format: ProofFormat = "auto",
 ) -> Report:
@@ -217,19 +219,31 @@ def run_files(
     a limit (a failing step before a malformed line is the verdict).
     ``progress(steps_checked, work)`` is also called after each part read,
     and ``reading(bytes_read, total_bytes)`` (total None when unknown, as for
-    a pipe) after each part too.  Raises DimacsError on malformed text,
+    a pipe) after each part too; ``reading`` may instead name the proof's
+    reading, "strict", "lenient" or "drat-trim", as for ``run`` (the byte
+    progress is then not reported).  Raises DimacsError on malformed text,
     OSError when a file cannot be read and CheckError on a rejected request.
     """
     _check_texts(proof_path, model_path)
-    return files_report(
-        Options.of(engine, limits, deletions, progress),
-        cnf_path,
-        proof_path,
-        model_path,
-        max_bytes=max_bytes,
-        reading=reading,
-        proof_format=proof_format,
-    )
+    # ``reading`` names the proof's reading, or (a callable) is the byte progress.
+    proof_reading = reading if isinstance(reading, str) else None
+    on_bytes = None if isinstance(reading, str) else reading
+    options = Options.of(engine, limits, deletions, progress, reading=proof_reading)
+    try:
+        return files_report(
+            options,
+            cnf_path,
+            proof_path,
+            model_path,
+            max_bytes=max_bytes,
+            reading=on_bytes,
+            proof_format=proof_format,
+        )
+    except LimitExceeded as err:
+        from .files import exact_counts  # the file door counts what reading stopped in
+
+        exact_counts(err, options.limits, cnf_path, proof_path, proof_format)
+        raise
 
 
 def run_parsed(
@@ -254,13 +268,16 @@ def files_report(
     reading: Reading | None = None,
     memo: StepMemo | None = None,
     proof_format: ProofFormat = "auto",
+    notes: Callable[[str], None] | None = None,
 ) -> Report:
     """The Report of a CNF file with a proof or a model file (as ``run_files``),
-    under ``options``, made once by the door that takes the files."""
+    under ``options``, made once by the door that takes the files;
+    ``notes(text)`` hears of solver output skipped (status lines, a header)."""
     _check_texts(proof_path, model_path)
     limits = options.limits
     if proof_path is None:
-        return parsed_report(read_files(cnf_path, None, model_path, limits, max_bytes), options)
+        parsed = read_files(cnf_path, None, model_path, limits, max_bytes, notes=notes)
+        return parsed_report(parsed, options)
     check_format(proof_format)
     num_vars, offsets, lits = read_cnf(
         cnf_path, limits, _bounds.cnf_bytes(limits) if max_bytes is None else max_bytes
@@ -274,6 +291,7 @@ def files_report(
         reading=reading,
         memo=memo,
         proof_format=proof_format,
+        notes=notes,
     )
     return checker.finish()
 

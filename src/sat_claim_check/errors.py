@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CheckError", "InvalidInput", "LimitExceeded"]
+__all__ = ["CheckError", "InvalidInput", "LimitExceeded", "TimedOut"]
 
 
 class CheckError(ValueError):
@@ -19,8 +19,11 @@ class CheckError(ValueError):
     ``message`` words for people.  ``to_dict()`` returns the error object that
     the command line writes (docs/semantics.md, "Requests, results and
     errors").
+    ``hint`` is one line for people saying what to do about it (which flag
+    or setting helps), or None; it is not part of the error object.
     Errors pickle (the workers of ``batch --jobs N`` send them back) and two
-    errors are equal when their class and every attribute are.
+    errors are equal when their class and every attribute are (``hint``
+    aside).
     """
 
     error = "check_error"
@@ -30,6 +33,19 @@ class CheckError(ValueError):
         self.field = field
         self.path = path
         self.message = message
+
+    @property
+    def hint(self) -> str | None:
+        """What to do about it, one line (None when there is nothing to say)."""
+        given: str | None = self.__dict__.get("_hint")
+        return given if given is not None else self._default_hint()
+
+    @hint.setter
+    def hint(self, text: str | None) -> None:
+        self._hint = text
+
+    def _default_hint(self) -> str | None:
+        return None
 
     def to_dict(self) -> dict[str, Any]:
         """Return the error object: a new dict with the keys in contract order."""
@@ -92,6 +108,10 @@ class LimitExceeded(CheckError):
     also_passed: tuple[tuple[str, int], ...] = ()
     read_stopped: bool = False
     file_line: tuple[str, int] | None = None
+    # The input's real count for this limit, when reading stopped at it but
+    # the file could be counted to its end (``actual`` stays where reading
+    # stopped, as the error object says).
+    counted: int | None = None
     # True when the input is within the limit but the machine ran out of memory
     # checking it (``actual <= max``): raising the limits cannot help.
     out_of_memory: bool = False
@@ -112,6 +132,11 @@ class LimitExceeded(CheckError):
         self.max = max
         self.actual = actual
         self.step_index = step_index
+
+    def _default_hint(self) -> str | None:
+        from ._core.hints import limit_lines  # the hints read this module's names
+
+        return "; ".join(limit_lines(self)) or None
 
     def to_dict(self) -> dict[str, Any]:
         """Return the error object, with ``actual`` or (for the work limit) ``step_index``."""
@@ -135,4 +160,44 @@ class LimitExceeded(CheckError):
             "max": self.max,
             "actual": self.actual,
             "step_index": self.step_index,
+        }
+
+
+class TimedOut(CheckError):
+    """The check ran past its time (``error`` "timeout"): no verdict.
+
+    ``seconds`` is the time allowed, ``steps_checked`` the proof steps checked
+    when it ran out (step ``steps_checked`` was being checked, or read).  Only
+    the file doors that take ``timeout=`` (``check_files``, ``verify
+    --timeout``) raise it; the JSON contract has no time limit.
+    docs/semantics.md ("Checking files") gives its error object.
+    """
+
+    error = "timeout"
+
+    def __init__(
+        self, field: str | None, path: str, message: str, *, seconds: float, steps_checked: int
+    ) -> None:
+        super().__init__(field, path, message)
+        self.seconds = seconds
+        self.steps_checked = steps_checked
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the error object, with ``seconds`` and ``steps_checked``."""
+        return {
+            "error": self.error,
+            "field": self.field,
+            "path": self.path,
+            "seconds": self.seconds,
+            "steps_checked": self.steps_checked,
+            "message": self.message,
+        }
+
+    def _default_hint(self) -> str | None:
+        return "give it more time: a larger --timeout (in Python: timeout=), or none"
+
+    def _arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return (self.field, self.path, self.message), {
+            "seconds": self.seconds,
+            "steps_checked": self.steps_checked,
         }

@@ -146,6 +146,17 @@ def request_from_pysat(
     ``add_empty_clause`` (the default) such a proof gets ``{"add": []}``
     appended.  The step is checked like any other, so this never makes a
     wrong answer pass; pass False to get the solver's log exactly.
+
+    The default solver is Glucose 3 (``"glucose3"``): it logs DRUP, ships in
+    every ``python-sat`` wheel and needs no licence beyond PySAT's.  Glucose
+    (3 and 4), like the other solvers of the MiniSat family, deletes unit
+    clauses and the reasons of unit-implied literals, and drat-trim ignores
+    such deletions: a correct Glucose proof may fail the default strict check
+    (``lemma_not_rup`` or ``deleted_clause_not_found``, with the Report's
+    ``hint`` saying so) and pass with ``deletions="lenient"``; a proof that
+    stops once its clauses propagate to a conflict, without the empty clause
+    (MapleCM's do), passes with ``reading="drat-trim"``.  CaDiCaL's
+    (``"cadical153"``) proofs pass strict.
     """
     from pysat.solvers import Solver
 

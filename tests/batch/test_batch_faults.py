@@ -36,7 +36,8 @@ from sat_claim_check._batch.protocol import FAILED
 from sat_claim_check._batch.reader import CHUNK_LINES
 from sat_claim_check._batch.sizing import available_cpus
 from sat_claim_check._core.jsontext import dumps
-from sat_claim_check.errors import CheckError, InvalidInput, LimitExceeded
+from sat_claim_check.dimacs import DimacsError
+from sat_claim_check.errors import CheckError, InvalidInput, LimitExceeded, TimedOut
 
 HAS_PROC = os.path.isdir("/proc/self")
 TWO_CPUS = available_cpus() >= 2
@@ -127,6 +128,9 @@ SAMPLES = [
         "proof", "/proof/812", "work", limit="max_propagation_work", max=5, step_index=812
     ),
     LimitExceeded("cnf", "/cnf", "work", limit="max_propagation_work", max=5, step_index=None),
+    TimedOut("proof", "/proof/7", "past its timeout", seconds=1.5, steps_checked=7),
+    DimacsError("proof: not an integer", "p.drup", 12),
+    DimacsError("CNF: over its cap", "f.cnf", None, None, hint="swapped?"),
 ]
 
 

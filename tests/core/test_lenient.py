@@ -224,7 +224,7 @@ def test_kernels_step_by_step_keep_their_invariants(name: str) -> None:
 def test_lists_are_numbered_across_feeds_and_reset_by_start() -> None:
     n, co, cl, kinds, offsets, lits = proofgen.to_flat(_request("no-live-clause"))
     for module in _kernels():
-        k = module.Kernel(n, co, cl, None, None, None, BIG, lenient=True)
+        k = module.Kernel(n, co, cl, None, None, None, BIG, reading=True)
         k.start()
         assert k.feed(kinds[:2], offsets[:3], lits) == (codes.STATUS_VALID, -1)
         assert k.feed(kinds[2:], offsets[2:], lits) == (codes.STATUS_VALID, -1)

@@ -47,6 +47,23 @@ def test_a_terminal_sees_the_line_after_a_second_then_it_is_erased() -> None:
     assert out.getvalue().endswith("\r\x1b[K")
 
 
+def test_a_known_size_gives_a_percentage_and_the_time_left() -> None:
+    clock, out = Clock(), io.StringIO()
+    line = ProgressLine(out, True, clock)
+    clock.now += 10.0
+    line.bytes(2_500_000, 10_000_000)  # a quarter in 10 s: 30 s to go at that pace
+    assert out.getvalue().endswith("(25%), 10 s, about 30 s left\n")
+    clock.now += 20.0
+    line.bytes(2_600_000, 10_000_000)  # slower: the estimate follows the pace so far
+    assert out.getvalue().endswith("(26%), 30 s, about 85 s left\n")
+    clock.now += 600.0
+    line.bytes(5_000_000, 10_000_000)
+    assert out.getvalue().endswith("(50%), 630 s, about 10 min left\n")
+    clock.now += 60.0
+    line.bytes(3_000_000, None)  # a pipe: no size, no estimate
+    assert out.getvalue().endswith("read 3.0 MB, 690 s\n")
+
+
 def test_not_a_terminal_sees_nothing_unless_forced() -> None:
     clock = Clock()
     quiet, forced = io.StringIO(), io.StringIO()
@@ -100,4 +117,6 @@ def test_progress_goes_to_stderr_and_the_result_alone_to_stdout(tmp_path: Path) 
     assert out.returncode == 1  # no empty clause at the end
     assert json.loads(out.stdout)["reason"] == "empty_clause_not_derived"
     assert b"sat-claim-check: checked " in out.stderr and b"steps/s" in out.stderr
-    assert quiet.stdout == out.stdout and quiet.stderr == b""
+    # --quiet: no progress; the verdict's hint alone.
+    assert quiet.stdout == out.stdout and quiet.stderr.startswith(b"sat-claim-check: hint: ")
+    assert len(quiet.stderr.splitlines()) == 1

@@ -4,7 +4,8 @@ of a write to standard output that failed.
 The progress line of a long check (ProgressLine) is shown on a terminal once
 a check has run for a second (``--progress`` shows it anywhere, ``--quiet``
 never): the steps checked, steps per second, and the bytes of the proof
-read, of its size when it is known.  On a terminal the line is rewritten in
+read, of its size when it is known (a percentage, and the time left at the
+pace so far).  On a terminal the line is rewritten in
 place and erased at the end; elsewhere (a log) a line is written every few
 seconds.  The progress line of a batch (BatchProgress)
 counts the lines written, on a terminal only.
@@ -78,6 +79,10 @@ class ProgressLine:
             line += f", read {_size(self._read)}"
             if self._total:
                 line += f" of {_size(self._total)} ({100 * self._read / self._total:.0f}%)"
+                if self._read < self._total:
+                    # The bytes read so far set the pace of the rest: rough, and said so.
+                    left = elapsed * (self._total - self._read) / self._read
+                    return line + f", {elapsed:.0f} s, about {_duration(left)} left"
         return line + f", {elapsed:.0f} s"
 
     def close(self) -> None:
@@ -162,3 +167,11 @@ def _size(n: int) -> str:
             return f"{value:.1f} {unit}"
         value /= 1000
     return f"{value:.1f} GB"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

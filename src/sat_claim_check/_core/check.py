@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from .options import Options
 from .report import Report
 from .session import check_request
-from .types import Deletions, EngineName, Progress, Result
+from .types import Deletions, EngineName, Progress, ProofReading, Result
 from .validate import validate
 
 if TYPE_CHECKING:
@@ -23,6 +23,7 @@ def run(
     limits: Limits | None = None,
     progress: Progress | None = None,
     deletions: Deletions = "strict",
+    reading: ProofReading | None = None,
 ) -> Report:
     """Check a request; return a Report (the result, the work, the engine).
 
@@ -37,7 +38,14 @@ def run(
     one that matches none fails) or "lenient" (as drat-trim reads them: a
     delete that matches no clause, or would remove a unit clause or the
     reason of a unit-implied literal, is ignored; ``Report.ignored_deletions``
-    lists those steps).  Any other value raises ValueError.
+    lists those steps).  Any other value raises ValueError.  ``reading`` is
+    None (the one ``deletions`` names), "strict", "lenient" or "drat-trim": as
+    drat-trim's forward mode reads a proof, deletions read leniently, and the
+    check ends valid at the first point (after the CNF, or after a step)
+    where unit propagation on the clauses finds a conflict, so the proof need
+    not end with the empty clause and later steps are not checked
+    (docs/semantics.md, "The drat-trim reading").  ValueError for another
+    value, and for ``reading="strict"`` with ``deletions="lenient"``.
 
     Raises InvalidInput or LimitExceeded (both CheckError, a ValueError) when
     the request is rejected: an error is never a result.  docs/semantics.md
@@ -65,7 +73,7 @@ def run(
 
         report = scc.run(request, limits=scc.Limits.unlimited(), progress=progress)
     """
-    options = Options.of(engine, limits, deletions, progress)
+    options = Options.of(engine, limits, deletions, progress, reading)
     return check_request(validate(request, options.limits), options)
 
 
@@ -76,14 +84,23 @@ def check(
     limits: Limits | None = None,
     progress: Progress | None = None,
     deletions: Deletions = "strict",
+    reading: ProofReading | None = None,
 ) -> Result:
     """Check a request; return the result object, a dict (see ``Result``).
 
     ``request`` is a dict (the parsed JSON object, not JSON text); ``engine``,
-    ``limits``, ``progress`` and ``deletions`` are as for ``run``.  The result says whether
-    the claim is ``valid`` and, when not, the ``reason`` and the
-    ``first_discrepancy``.  Raises InvalidInput or LimitExceeded (both
+    ``limits``, ``progress``, ``deletions`` and ``reading`` are as for
+    ``run``.  The result says whether the claim is ``valid`` and, when not,
+    the ``reason`` and the ``first_discrepancy``.  Raises InvalidInput or LimitExceeded (both
     CheckError) when the request is rejected.  docs/semantics.md describes
     every outcome.
     """
-    return run(request, engine=engine, limits=limits, progress=progress, deletions=deletions).result
+    report = run(
+        request,
+        engine=engine,
+        limits=limits,
+        progress=progress,
+        deletions=deletions,
+        reading=reading,
+    )
+    return report.result

@@ -1,6 +1,6 @@
 """Checker: an unsat claim checked step by step, as the proof arrives.
 
-    checker = Checker(cnf, engine="auto", limits=None, deletions="strict")
+    checker = Checker(cnf, engine="auto", limits=None, deletions="strict", reading=None)
     checker.add([1, 2]); checker.delete([1, 2])     # one step each
     checker.feed(steps)                             # an iterable of {"add": ...}/{"delete": ...}
     report = checker.finish()                       # a Report, as run() gives
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from ..errors import LimitExceeded
 from . import session
-from .codes import STATUS_VALID, STATUS_WORK_LIMIT, STEP_ADD, STEP_DELETE
+from .codes import STATUS_CONCLUDED, STATUS_VALID, STATUS_WORK_LIMIT, STEP_ADD, STEP_DELETE
 from .options import Options
 from .report import Report, work_limit_error
 from .sizes import memory_error
@@ -31,7 +31,7 @@ from .validate import validate_cnf, validate_cnf_arrays
 
 if TYPE_CHECKING:
     from ..limits import Limits
-    from .types import Deletions, EngineName, KernelObject, Progress
+    from .types import Deletions, EngineName, KernelObject, Progress, ProofReading
 
 __all__ = ["Checker", "checker_of_arrays"]
 
@@ -81,9 +81,9 @@ class Checker:
     ``cnf`` is a request's ``cnf`` object ({"num_vars": N, "clauses": [...]}),
     checked as ``run`` checks it when the Checker is made (errors raise then:
     InvalidInput or LimitExceeded); the initial propagation, and its work cap,
-    happen then too.  ``engine``, ``limits`` and ``progress`` are as for
-    ``run``; ``deletions`` is "strict" (the default) or "lenient", as for
-    ``run``.
+    happen then too.  ``engine``, ``limits``, ``progress``, ``deletions``
+    ("strict", the default, or "lenient") and ``reading`` (None, "strict",
+    "lenient" or "drat-trim") are as for ``run``.
 
     Steps are numbered in the order given, across calls, from 0.  Each is
     validated and checked when it arrives: a malformed step raises
@@ -92,7 +92,9 @@ class Checker:
     the step that passes the work cap raises LimitExceeded as ``run`` does.
     A step that fails the check (a lemma that is not RUP, a deletion of a
     clause that is not there...) fixes the verdict: later steps are ignored,
-    not even validated.  ``finish()`` ends the checker.
+    not even validated.  So does the end of a check read as drat-trim reads
+    it (valid at the first inconsistent state: after the CNF, or after a
+    step).  ``done`` tells either.  ``finish()`` ends the checker.
 
     For a well-formed request within limits, feeding its proof in any split
     gives the Report ``run`` gives: result, work, engine, reason_deletions,
@@ -116,9 +118,10 @@ class Checker:
         engine: EngineName = "auto",
         limits: Limits | None = None,
         deletions: Deletions = "strict",
+        reading: ProofReading | None = None,
         progress: Progress | None = None,
     ) -> None:
-        options = Options.of(engine, limits, deletions, progress)
+        options = Options.of(engine, limits, deletions, progress, reading)
         self._open(*validate_cnf(cnf, options.limits), options)
 
     # A check in progress lives in the kernel's memory: it is not copied.
@@ -138,12 +141,12 @@ class Checker:
         engine: EngineName = "auto",
         limits: Limits | None = None,
         deletions: Deletions = "strict",
+        reading: ProofReading | None = None,
         progress: Progress | None = None,
     ) -> Checker:
         """A Checker for a CNF that arrives as flat arrays (``checker_of_arrays``)."""
-        return checker_of_arrays(
-            num_vars, clause_offsets, clause_lits, Options.of(engine, limits, deletions, progress)
-        )
+        options = Options.of(engine, limits, deletions, progress, reading)
+        return checker_of_arrays(num_vars, clause_offsets, clause_lits, options)
 
     def _open(
         self, num_vars: int, clause_offsets: array[int], clause_lits: array[int], options: Options
@@ -169,12 +172,12 @@ class Checker:
         self._steps = 0  # steps checked so far: the next step's index
         self._literals = 0  # their literals
         self._failed: list[int] | None = None  # the falsified clause, once a step failed
+        self._done = False  # a step failed, or the check concluded: later steps are ignored
         self._one_kind = array("b", [0])  # add() and delete() the exact way: the
         self._one_offsets = array("i", [0, 0])  # step's kind and offsets (the kernel copies them)
         try:
-            self._kernel: KernelObject = session.start(
-                options, num_vars, clause_offsets, clause_lits
-            )
+            self._kernel: KernelObject  # done at once: a CNF that ends a drat-trim check
+            self._kernel, self._done = session.start(options, num_vars, clause_offsets, clause_lits)
         except LimitExceeded:
             self._closed = "the work cap was passed"
             raise
@@ -207,7 +210,7 @@ class Checker:
         except IndexError:
             self._refuse(key)
         try:
-            if self._closed is not None or self._failed is not None:
+            if self._closed is not None or self._done:
                 self._check_open()
                 return
             try:
@@ -230,9 +233,10 @@ class Checker:
             except MemoryError:
                 self._out_of_memory(self._steps + 1, self._literals + len(value))
                 raise
-            if status == STATUS_VALID:
+            if status in (STATUS_VALID, STATUS_CONCLUDED):
                 self._steps += 1
                 self._literals += len(value)
+                self._done = status == STATUS_CONCLUDED
             else:
                 self._stop(status, 0, list(value))
         except BaseException as exc:
@@ -247,7 +251,7 @@ class Checker:
         {"delete": [...]}); return None.  The iterable is read 4096 items at a
         time, and no further than the batch holding a step that fails."""
         self._check_open()
-        if self._failed is not None:
+        if self._done:
             return
         if isinstance(steps, (list, tuple)):
             for a in range(0, len(steps), BATCH):
@@ -271,7 +275,7 @@ class Checker:
             raise ValueError(
                 f"{len(kinds)} step kinds need {len(kinds) + 1} offsets, got {len(offsets)}"
             )
-        if self._failed is not None:
+        if self._done:
             return
         for a in range(0, len(kinds), ARRAY_CHUNK):
             b = min(a + ARRAY_CHUNK, len(kinds))
@@ -292,10 +296,9 @@ class Checker:
                 return
 
     def _take(self, steps: Sequence[Any]) -> bool:
-        """Validate and check steps; False once a step has failed (later ones are
-        ignored)."""
+        """Validate and check steps; False once the check is done (later ones are ignored)."""
         self._check_open()
-        if self._failed is not None:
+        if self._done:
             return False
         return self._check_chunk(
             self._guarded(
@@ -305,7 +308,7 @@ class Checker:
 
     def _check_chunk(self, chunk: ProofChunk) -> bool:
         """Feed the steps that passed validation, then raise the problem after them,
-        unless a step fails first; False once a step has failed."""
+        unless a step fails or the check concludes first; False once it is done."""
         kinds, offsets, lits = chunk.kinds, chunk.offsets, chunk.lits
         if len(kinds):
             try:
@@ -317,6 +320,11 @@ class Checker:
                         self._steps + len(kinds), self._literals + offsets[len(kinds)] - offsets[0]
                     )
                 raise
+            if status == STATUS_CONCLUDED:  # valid after step i: the rest is never reached
+                self._steps += i + 1
+                self._literals += offsets[i + 1] - offsets[0]
+                self._done = True
+                return False
             if status != STATUS_VALID:
                 self._stop(status, i, lits[offsets[i] : offsets[i + 1]].tolist())
                 return False
@@ -335,6 +343,7 @@ class Checker:
             self._closed = "the work cap was passed"
             raise work_limit_error(self._steps, self._limits.max_propagation_work)
         self._failed = clause
+        self._done = True
 
     def _refuse(self, call: str) -> NoReturn:
         """A call while another runs: end the Checker, and say why."""
@@ -381,6 +390,13 @@ class Checker:
         return self._failed is not None
 
     @property
+    def done(self) -> bool:
+        """True once the verdict is fixed: a step failed, or the check concluded
+        valid (``reading="drat-trim"``, at an inconsistent state); later steps
+        are ignored, and a caller reading a proof can stop reading."""
+        return self._done
+
+    @property
     def work(self) -> int:
         """The work counted so far (docs/semantics.md, "The work counter")."""
         return int(self._kernel.work)
@@ -420,6 +436,8 @@ class Checker:
             if self._closed is not None
             else "failed"
             if self._failed is not None
+            else "concluded"
+            if self._done
             else "checking"
         )
         return f"<Checker {self._options.engine} engine, {self._steps} steps, {state}>"

@@ -26,7 +26,8 @@ def limit_lines(err: LimitExceeded) -> list[str]:
             "this machine could not allocate the memory to check it, and raising the "
             "limits cannot help: check it where the process may use more memory"
         ]
-    passed = [(err.limit, err.actual), *err.also_passed]
+    exact = err.counted is not None or not err.read_stopped or err.limit in _HEADER_COUNTS
+    passed = [(err.limit, err.actual if err.counted is None else err.counted), *err.also_passed]
     beyond = [
         (name, actual) for name, actual in passed if actual is not None and actual > CEILINGS[name]
     ]
@@ -39,18 +40,28 @@ def limit_lines(err: LimitExceeded) -> list[str]:
     lines = [
         f"the input also passes {name} (it has {actual:,})" for name, actual in err.also_passed
     ]
-    settings = [(name, _enough(name, actual, err)) for name, actual in passed]
+    if err.limit == "max_propagation_work":
+        at = "in the initial build" if err.step_index is None else f"at step {err.step_index:,}"
+        lines.append(
+            f"to check it anyway, rerun with a larger --limit max_propagation_work (in "
+            f"Python: Limits(max_propagation_work=...)): the work a check needs is known "
+            f"only at its end, and this one passed {err.max:,} {at}; or with --unlimited"
+        )
+        return lines
+    if not exact:
+        lines.append(
+            f"reading stopped at this limit: the input has more than {err.max:,} and how "
+            "many is not known (a pipe, or a file too long to count), nor whether the rest passes "
+            "other limits: rerun with --unlimited (in Python: Limits.unlimited())"
+        )
+        return lines
+    settings = [(name, min(CEILINGS[name], actual)) for name, actual in passed if actual]
     flags = " ".join(f"--limit {name}={value}" for name, value in settings)
     fields = ", ".join(f"{name}={value}" for name, value in settings)
     lines.append(
         f"to check it anyway, rerun with {flags} (in Python: Limits({fields})), "
         "or with --unlimited (Limits.unlimited())"
     )
-    if err.read_stopped:
-        lines.append(
-            "reading stopped at this limit: the rest of the input was not read, "
-            "and may pass other limits (--unlimited lifts them all)"
-        )
     return lines
 
 
@@ -58,32 +69,37 @@ def limit_lines(err: LimitExceeded) -> list[str]:
 _HEADER_COUNTS = ("max_vars", "max_clauses")
 
 
-def _enough(name: str, actual: int | None, err: LimitExceeded) -> int:
-    """A value of the limit that lets the input through (as far as it is known)."""
-    if (
-        name == "max_propagation_work"
-        or actual is None
-        or (err.read_stopped and name == err.limit and name not in _HEADER_COUNTS)
-    ):
-        # Only "more than the limit" is known: ten times it, within the ceiling.
-        return min(CEILINGS[name], max(err.max, 1) * 10)
-    return min(CEILINGS[name], actual)
-
-
 # -- text that is not what the command expected --------------------------------------
 
 
 def misread_lines(what: str, head: bytes, message: str) -> list[str]:
     """Hints for DIMACS/DRUP/model text that did not parse: ``what`` is "CNF",
-    "proof" or "model", ``head`` the first bytes of the file, ``message`` the
-    scanner's message."""
+    "proof" or "model" (a message's first word), ``head`` the first bytes of
+    the file (decompressed), ``message`` the scanner's message."""
+    what = what.split(" ", 1)[0]
     kind = looks_like(head)
     if what == "proof" and kind == "cnf":
         return [
             "this file has a 'p cnf' header: it looks like a CNF. Are --cnf and --proof swapped?"
         ]
-    if what == "CNF" and kind in ("drup", "binary") and "header" in message:
-        return ["this file looks like a DRUP proof, not a CNF. Are --cnf and --proof swapped?"]
+    if what == "model" and kind == "cnf":
+        return [
+            "this file has a 'p cnf' header: it looks like a CNF. Are --cnf and --model swapped?"
+        ]
+    if what == "CNF" and kind in _PROOFS:
+        return [f"this file looks like {_PROOFS[kind]}, not a CNF. Are --cnf and --proof swapped?"]
+    if what == "model" and (
+        kind in ("binary", "frat") or (kind == "drup" and "after the terminating 0" in message)
+    ):
+        return [
+            f"this file looks like {_PROOFS[kind]}, not a model. Are --model and --proof swapped?"
+        ]
+    if what in ("proof", "CNF") and kind == "model":
+        other = "--proof" if what == "proof" else "--cnf"
+        return [
+            f"this file looks like a model (a solver's status line 's SATISFIABLE' or 'SAT', "
+            f"and the values), not a {what}. Are {other} and --model swapped?"
+        ]
     if what == "proof" and kind == "binary":
         return [
             "this looks like a binary DRUP proof (bytes 'a'/'d' and variable-length "
@@ -97,6 +113,10 @@ def misread_lines(what: str, head: bytes, message: str) -> list[str]:
     return []
 
 
+# How a hint names each kind of proof looks_like tells.
+_PROOFS = {"drup": "a DRUP proof", "binary": "a binary DRUP proof", "frat": "a FRAT proof"}
+
+
 def json_misread_lines(head: bytes) -> list[str]:
     """Hints for a `check` input that is not JSON text but DIMACS or DRUP."""
     kind = looks_like(head)
@@ -105,7 +125,7 @@ def json_misread_lines(head: bytes) -> list[str]:
             "this looks like a DIMACS CNF, not a JSON request: check it with "
             "`sat-claim-check request --cnf FILE --proof PROOF --check` (or --model)"
         ]
-    if kind in ("drup", "binary"):
+    if kind in _PROOFS:
         return [
             "this looks like a DRUP proof, not a JSON request: check it with "
             "`sat-claim-check request --cnf FORMULA --proof FILE --check`"
@@ -114,23 +134,32 @@ def json_misread_lines(head: bytes) -> list[str]:
 
 
 def looks_like(head: bytes) -> str | None:
-    """ "cnf", "drup", "binary", "status" or None: a guess from a file's first bytes."""
+    """ "cnf", "drup", "binary", "frat", "model", "status" or None: a guess
+    from a file's first bytes (decompressed), past its comment lines."""
     if not head:
         return None
-    if any(b < 9 or (13 < b < 32 and b != 27) or b > 126 for b in head[:64]):
-        return "binary" if head[:1] in (b"a", b"d") else None
     for line in head.split(b"\n"):
         words = line.split()
         if not words or words[0].startswith(b"c"):
             continue
+        if any(b < 9 or (13 < b < 32 and b != 27) or b > 126 for b in line[:64]):
+            return "binary" if line[:1] in (b"a", b"d") else None
         if words[0] == b"p":
             return "cnf"
-        if words[0] in (b"s", b"v"):
+        if words[0] == b"v" or words[:2] == [b"s", b"SATISFIABLE"] or words in _MINISAT:
+            return "model"
+        if words[0] == b"s":
             return "status"
+        if words[0] in (b"o", b"a", b"f") and len(words) > 1 and words[1].isdigit():
+            return "frat"
         if words[0] == b"d" or _integers(words):
             return "drup"
         return None
     return None
+
+
+# The first line of a MiniSat result file.
+_MINISAT = ([b"SAT"], [b"UNSAT"], [b"INDET"])
 
 
 def _integers(words: Sequence[bytes]) -> bool:

@@ -19,7 +19,7 @@ from .validate import validated_from_text
 if TYPE_CHECKING:
     from ..limits import Limits
     from .report import Report
-    from .types import Deletions, EngineName, Progress, Result
+    from .types import Deletions, EngineName, Progress, ProofReading, Result
     from .validated import Validated
 
 __all__ = ["Outcome", "check_json", "exit_code", "http_status", "outcome_of"]
@@ -108,6 +108,15 @@ class Outcome:
         return cls("rejected", dumps(error.to_dict()).encode(), EXIT_CODES["rejected"], None, error)
 
     @property
+    def hint(self) -> str | None:
+        """One line for people on a verdict that is not valid or an error: what
+        may be wrong and which flag or setting helps (None when valid)."""
+        if self.report is not None:
+            return self.report.hint
+        assert self.error is not None
+        return self.error.hint
+
+    @property
     def http_status(self) -> int:
         """The HTTP status the service answers with (see ``http_status``)."""
         return http_status(self.error)
@@ -131,6 +140,7 @@ def check_json(
     limits: Limits | None = None,
     progress: Progress | None = None,
     deletions: Deletions = "strict",
+    reading: ProofReading | None = None,
 ) -> Outcome:
     """Check one request given as JSON text; return its Outcome.
 
@@ -145,8 +155,8 @@ def check_json(
     outside cap it first (the command line and the service refuse more bytes
     than the limits could need).
 
-    ``engine``, ``limits``, ``progress`` and ``deletions`` are as for ``run``.  What the
-    text holds never raises; TypeError for ``data`` that is not text,
+    ``engine``, ``limits``, ``progress``, ``deletions`` and ``reading`` are as for
+    ``run``.  What the text holds never raises; TypeError for ``data`` that is not text,
     ImportError for an engine that is not built, and an exception raised by
     ``progress`` (it stops the check) come out of this call.
 
@@ -156,7 +166,7 @@ def check_json(
     """
     if not isinstance(data, (bytes, bytearray, str)):
         raise TypeError(f"data must be bytes or str (JSON text), got {type(data).__name__}")
-    options = Options.of(engine, limits, deletions, progress)
+    options = Options.of(engine, limits, deletions, progress, reading)
     try:
         validated = validated_from_text(data, options.limits)
     except CheckError as err:

@@ -40,9 +40,12 @@ class Report:
     ``deletions="lenient"``, where those deletions are ignored:
     ``ignored_deletions`` is the tuple of the steps whose delete was ignored
     (docs/semantics.md, "Lenient deletions"), always empty when strict.
+    ``hint`` is one line for people when the claim is not valid: what may be
+    wrong and which flag or setting may help (None when valid); it is not
+    part of the result, and equal Reports may word it differently.
     """
 
-    __slots__ = ("_ignored", "_reasons", "engine", "result", "work")
+    __slots__ = ("_ignored", "_reasons", "engine", "hint", "result", "work")
 
     result: Result
     work: int
@@ -63,6 +66,7 @@ class Report:
         # the tuples are made when asked for.
         self._reasons = array("q", reason_deletions)
         self._ignored = array("q", ignored_deletions)
+        self.hint: str | None = None
 
     @property
     def reason_deletions(self) -> tuple[int, ...]:

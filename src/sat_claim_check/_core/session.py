@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .codes import STATUS_WORK_LIMIT
+from .advice import verdict_hint
+from .codes import STATUS_CONCLUDED, STATUS_WORK_LIMIT
 from .report import Report, outcome, result, unsat_outcome, work_limit_error
 from .sat import check_sat
 from .sizes import out_of_memory
@@ -33,7 +34,7 @@ def check_request(v: Validated, options: Options) -> Report:
     contract's limits) is rejected as limit_exceeded (``sizes.out_of_memory``).
     """
     try:
-        return _check(v, options)
+        return with_hint(_check(v, options), options)
     except MemoryError:
         error = out_of_memory(v, options.limits)
         if error is None:
@@ -55,7 +56,7 @@ def _check(v: Validated, options: Options) -> Report:
         v.step_offsets,
         v.step_lits,
         max_work,
-        options.lenient,
+        options.reading_code,
     )
     status, step_index, steps_checked, work = kernel.run(options.progress)
     return Report(
@@ -69,17 +70,20 @@ def _check(v: Validated, options: Options) -> Report:
 
 def start(
     options: Options, num_vars: int, clause_offsets: array[int], clause_lits: array[int]
-) -> KernelObject:
-    """A kernel holding the CNF, its initial propagation done: steps are fed to
-    it (``feed``, ``feed_step``) until ``finish``.  Raises the work limit's
-    LimitExceeded when the initial propagation passes the cap."""
+) -> tuple[KernelObject, bool]:
+    """A kernel holding the CNF, its initial propagation done, and whether the
+    check has concluded already (the drat-trim reading, a CNF inconsistent
+    alone: no step is fed then).  Steps are fed to it (``feed``,
+    ``feed_step``) until ``finish``.  Raises the work limit's LimitExceeded
+    when the initial propagation passes the cap."""
     max_work = options.limits.max_propagation_work
     kernel = options.kernel.Kernel(
-        num_vars, clause_offsets, clause_lits, None, None, None, max_work, options.lenient
+        num_vars, clause_offsets, clause_lits, None, None, None, max_work, options.reading_code
     )
-    if kernel.start(options.progress) == STATUS_WORK_LIMIT:
+    status = kernel.start(options.progress)
+    if status == STATUS_WORK_LIMIT:
         raise work_limit_error(-1, max_work)
-    return kernel
+    return kernel, status == STATUS_CONCLUDED
 
 
 def finish(
@@ -96,4 +100,14 @@ def finish(
         num_vars,
         options.limits.max_propagation_work,
     )
-    return Report(verdict, work, options.engine, kernel.reason_deletions, kernel.ignored_deletions)
+    report = Report(
+        verdict, work, options.engine, kernel.reason_deletions, kernel.ignored_deletions
+    )
+    return with_hint(report, options)
+
+
+def with_hint(report: Report, options: Options) -> Report:
+    """The Report with its hint (``advice.verdict_hint``): words on a verdict
+    that is not valid, under the reading in force."""
+    report.hint = verdict_hint(report, options.reading)
+    return report

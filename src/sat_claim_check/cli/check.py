@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, cast
 
+from .._core.codes import EXIT_REJECTED
 from .._core.explain import explanation_of, rerun_with
 from .._core.jsontext import dumps
 from .._core.options import Options
@@ -24,7 +25,13 @@ if TYPE_CHECKING:
 def command_check(args: argparse.Namespace) -> int:
     position = Position(args.progress)
     # An unavailable engine fails here, before reading.
-    options = Options.of(args.engine, limits_from(args), args.deletions, position)
+    try:
+        options = Options.of(
+            args.engine, limits_from(args), args.deletions, position, reading=args.reading
+        )
+    except ValueError as err:  # --reading and --deletions that contradict each other
+        say(str(err))
+        return EXIT_REJECTED
     limits = options.limits
     # check_json's two halves: v is kept for --explain and the Ctrl-C line.
     data: bytes | None = None

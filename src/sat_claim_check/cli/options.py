@@ -174,6 +174,24 @@ def add_deletions_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+READINGS = ("strict", "lenient", "drat-trim")
+
+
+def add_reading_option(parser: argparse.ArgumentParser) -> None:
+    """--reading strict|lenient|drat-trim: how a proof is read."""
+    parser.add_argument(
+        "--reading",
+        choices=READINGS,
+        default=None,
+        help="how the proof is read: strict (the default: every deletion "
+        "honoured, the empty clause needed); lenient (deletions as "
+        "--deletions lenient reads them); drat-trim (deletions read "
+        "leniently, and the check ends valid at the first step where the "
+        "clauses propagate to a conflict, as drat-trim's forward mode "
+        "does: a proof need not end with the empty clause)",
+    )
+
+
 def limits_from(args: argparse.Namespace) -> Limits:
     values = dict(CEILINGS) if args.unlimited else Limits().as_dict()
     values.update(args.limit)

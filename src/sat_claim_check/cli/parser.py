@@ -15,6 +15,7 @@ from .options import (
     add_deletions_option,
     add_engine_options,
     add_progress_options,
+    add_reading_option,
     at_least,
     jobs_count,
     scheduler_address,
@@ -33,7 +34,10 @@ from .texts import (
     REQUEST_EPILOG,
     SERVE_DESCRIPTION,
     SERVE_EPILOG,
+    VERIFY_DESCRIPTION,
+    VERIFY_EPILOG,
 )
+from .verify import command_verify
 
 
 def version_line() -> str:
@@ -59,6 +63,13 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     for name, summary, description, epilog, add_options in (
+        (
+            "verify",
+            "check a CNF file with its DRUP proof or model, as drat-trim does",
+            VERIFY_DESCRIPTION,
+            VERIFY_EPILOG,
+            verify_options,
+        ),
         ("check", "check one JSON request", DESCRIPTION, EPILOG, check_options),
         (
             "request",
@@ -120,7 +131,65 @@ def check_options(check: argparse.ArgumentParser) -> None:
     add_engine_options(check)
     add_progress_options(check)
     add_deletions_option(check)
+    add_reading_option(check)
     check.set_defaults(handler=command_check)
+
+
+def verify_options(verify: argparse.ArgumentParser) -> None:
+    """verify CNF PROOF | verify CNF --model FILE."""
+    verify.add_argument(
+        "cnf",
+        metavar="CNF",
+        help="the formula, DIMACS CNF (gzip, xz or bz2 read transparently; - is standard input)",
+    )
+    verify.add_argument(
+        "proof",
+        nargs="?",
+        metavar="PROOF",
+        help="the DRUP proof of an unsat claim: text or binary, plain or "
+        "compressed, told by its content; FRAT and PicoSAT's RUP files "
+        "too; - reads standard input (a solver writing into a pipe), "
+        "checked as it is read",
+    )
+    verify.add_argument(
+        "--model",
+        metavar="FILE",
+        help="instead of a proof, a model: the claim is sat (solver output: "
+        "'s SATISFIABLE' and 'v ... 0' lines, MiniSat's result file, or a "
+        "list of literals)",
+    )
+    verify.add_argument(
+        "--timeout",
+        type=seconds,
+        default=None,
+        metavar="SECONDS",
+        help="stop after SECONDS with an error object naming the step reached (exit 2)",
+    )
+    verify.add_argument(
+        "--contract-limits",
+        action="store_true",
+        help="apply the JSON contract's size limits (the default is none: "
+        "the largest the engines represent); --limit sets one",
+    )
+    verify.add_argument(
+        "--proof-format",
+        choices=PROOF_FORMATS,
+        default="auto",
+        help="text or binary DRUP; auto (the default) tells them apart by the first bytes",
+    )
+    verify.add_argument(
+        "--explain",
+        action="store_true",
+        help="when the claim is not valid, say on stderr why, step by step",
+    )
+    verify.add_argument(
+        "-o", "--output", default="-", metavar="OUT", help="write the result to OUT, not stdout"
+    )
+    add_engine_options(verify)
+    add_progress_options(verify)
+    add_deletions_option(verify)
+    add_reading_option(verify)
+    verify.set_defaults(handler=command_verify)
 
 
 def request_options(request: argparse.ArgumentParser) -> None:
@@ -168,6 +237,7 @@ def request_options(request: argparse.ArgumentParser) -> None:
     add_engine_options(request)
     add_progress_options(request)
     add_deletions_option(request)
+    add_reading_option(request)
     request.set_defaults(handler=command_request)
 
 

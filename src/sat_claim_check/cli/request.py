@@ -1,13 +1,12 @@
 """`request`: the JSON request from a DIMACS CNF and a DRUP proof or a model,
-written, or checked at once (``--check``): a proof as it is read, a model
-read whole."""
+written, or checked at once (``--check``: as ``verify`` checks, under the
+contract's limits)."""
 
 from __future__ import annotations
 
 import argparse
 import os
 from collections.abc import Mapping, Sequence
-from contextlib import closing
 from typing import TYPE_CHECKING, cast
 
 from .._core.codes import EXIT_REJECTED, EXIT_VALID
@@ -21,22 +20,20 @@ from .._core.explain import (
 from .._core.hints import misread_lines
 from .._core.jsontext import dumps
 from .._core.options import Options
-from .._core.outcome import exit_code
 from .._core.validated import request_step
 from ..dimacs import (
     DimacsError,
     StepMemo,
     clause_line,
-    file_chunks,
-    files_report,
     parse_files,
     parsed_report,
     request_from_files,
 )
-from ..errors import CheckError
+from ..errors import CheckError, LimitExceeded
+from ..files import exact_counts, file_head
 from .options import limits_from
 from .output import say, say_error, write_output
-from .position import Position
+from .verify import check_files_command
 
 if TYPE_CHECKING:
     from .._core.report import Report
@@ -55,9 +52,7 @@ def command_request(args: argparse.Namespace) -> int:
         return EXIT_REJECTED
     if not args.check:
         return write_request(args)
-    if args.proof is not None:
-        return check_proof_files(args)
-    return check_model_files(args)
+    return check_files_command(args, limits_from(args))
 
 
 def write_request(args: argparse.Namespace) -> int:
@@ -77,49 +72,11 @@ def write_request(args: argparse.Namespace) -> int:
     except (DimacsError, OSError) as err:
         return reading_failed(args, err)
     except CheckError as err:  # reading stopped at a limit: no request to write
+        if isinstance(err, LimitExceeded):
+            exact_counts(err, limits, args.cnf, args.proof, args.proof_format)
         say_error(err)
         return EXIT_REJECTED
     return write_output(args.output, text, EXIT_VALID)
-
-
-def check_model_files(args: argparse.Namespace) -> int:
-    """request --check with a model: the files read whole, then checked."""
-    position = Position(args.progress)
-    options = Options.of(args.engine, limits_from(args), args.deletions, position)
-    try:
-        report: Report | CheckError = files_report(
-            options, args.cnf, model_path=args.model, max_bytes=args.max_input_bytes
-        )
-    except (DimacsError, OSError) as err:
-        return reading_failed(args, err)
-    except CheckError as err:
-        report = err
-    return checked(args, options, position, report, None)
-
-
-def check_proof_files(args: argparse.Namespace) -> int:
-    """request --check with a proof: checked as it is read (dimacs.files_report)."""
-    position = Position(args.progress)
-    options = Options.of(args.engine, limits_from(args), args.deletions, position)
-    memo = StepMemo(args.proof) if args.explain else None
-    try:
-        report: Report | CheckError = files_report(
-            options,
-            args.cnf,
-            args.proof,
-            max_bytes=args.max_input_bytes,
-            reading=position.line.bytes,
-            memo=memo,
-            proof_format=args.proof_format,
-        )
-    except KeyboardInterrupt:
-        return position.interrupted(None)
-    except (DimacsError, OSError) as err:
-        position.line.close()
-        return reading_failed(args, err)
-    except CheckError as err:
-        report = err
-    return checked(args, options, position, report, memo)
 
 
 def reading_failed(args: argparse.Namespace, err: DimacsError | OSError) -> int:
@@ -135,39 +92,6 @@ def reading_failed(args: argparse.Namespace, err: DimacsError | OSError) -> int:
     name = repr(err.filename) if err.filename else " or ".join(map(repr, files))
     say(f"cannot read {name}: {err.strerror or err}")
     return EXIT_REJECTED
-
-
-def checked(
-    args: argparse.Namespace,
-    options: Options,
-    position: Position,
-    report: Report | CheckError,
-    memo: StepMemo | None,
-) -> int:
-    """Write the result (or the error object) of request --check; its exit code."""
-    position.line.close()
-    if isinstance(report, CheckError):
-        code = write_output(args.output, dumps(report.to_dict()), EXIT_REJECTED)
-        say_error(report)  # after the error object, as `check` writes them
-        return code
-    code = write_output(args.output, dumps(report.result), exit_code(report.result))
-    if args.explain and code != EXIT_REJECTED:
-        for line in explain_files(args, options, report, memo):
-            say(line)
-    return code
-
-
-def file_head(name: str) -> bytes:
-    """The first bytes of a regular file (gzip, xz or bz2 decompressed), for a
-    hint; b"" when it cannot be read again (a pipe)."""
-    try:
-        if not os.path.isfile(name):
-            return b""
-        chunks = file_chunks(name)
-        with closing(chunks):
-            return next(chunks, b"")[:4096]
-    except (OSError, ValueError):
-        return b""
 
 
 def explain_files(

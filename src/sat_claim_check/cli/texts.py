@@ -148,3 +148,30 @@ SERVE_EPILOG = """\
 exit status: on SIGTERM or Ctrl-C (SIGINT) the server stops accepting, answers
 the requests in flight, and ends by that signal (SIGTERM, as uvicorn does) or
 with 130 (Ctrl-C); 2 when it cannot start (uvicorn missing, the port taken...)."""
+
+VERIFY_DESCRIPTION = """\
+Check a DIMACS CNF file with the DRUP proof a solver wrote (an unsat claim), or
+with its model (--model: a sat claim), as drat-trim checks them:
+  sat-claim-check verify formula.cnf proof.drup
+  cadical -q formula.cnf - | sat-claim-check verify formula.cnf -
+  sat-claim-check verify formula.cnf --model solver-output.txt
+The proof is read as it is checked (text or binary, plain or gzip, xz or bz2,
+FRAT and PicoSAT's RUP files too), so memory follows the clauses alive. There
+are no size limits (--contract-limits applies the JSON contract's); --timeout
+bounds the time. The result is one JSON line on stdout, as `check` writes it;
+when the claim is not valid, a line on stderr says what may be wrong and which
+flag helps (--explain says more)."""
+
+VERIFY_EPILOG = f"""\
+exit status: 0 the claim is valid, 1 it is not, 2 no verdict: malformed or
+unreadable files, a limit passed (--contract-limits, --limit) or the timeout
+(the error object on stdout, a line and its hint on stderr), or a usage error;
+130 interrupted (Ctrl-C: a line on stderr naming the proof step reached).
+{OUTPUT_FAULTS}
+
+""" + _paragraph("""
+readings: strict (the default) honours every deletion and needs the empty
+clause; --deletions lenient ignores deletions of unit and reason clauses and of
+clauses not there, as drat-trim and MiniSat-family solvers read them;
+--reading drat-trim also ends the check valid at the first step where the
+clauses propagate to a conflict, as drat-trim -f does (docs/semantics.md).""")

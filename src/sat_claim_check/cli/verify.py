@@ -1,0 +1,97 @@
+"""`verify CNF PROOF` and `verify CNF --model FILE`: files checked as drat-trim
+checks them, with no size limits unless asked; also `request --check`, the
+same check under the contract's limits."""
+
+from __future__ import annotations
+
+import argparse
+
+from .._core.codes import EXIT_REJECTED
+from .._core.hints import limit_lines
+from .._core.options import Options
+from ..dimacs import StepMemo
+from ..errors import CheckError, LimitExceeded
+from ..files import Deadline, files_outcome
+from ..limits import CEILINGS, Limits
+from .output import describe_error, say, write_output
+from .position import Position
+
+
+def command_verify(args: argparse.Namespace) -> int:
+    if (args.proof is None) == (args.model is None):
+        say(
+            "give the proof (verify CNF PROOF: an unsat claim) or a model "
+            "(verify CNF --model FILE: a sat claim), not both"
+            if args.proof is not None
+            else "give the proof (verify CNF PROOF, - for standard input) or a model "
+            "(verify CNF --model FILE)"
+        )
+        return EXIT_REJECTED
+    return check_files_command(args, verify_limits(args))
+
+
+def verify_limits(args: argparse.Namespace) -> Limits:
+    """No size limits, unless --contract-limits; --limit and --unlimited on top."""
+    values = Limits().as_dict() if args.contract_limits else dict(CEILINGS)
+    if args.unlimited:
+        values = dict(CEILINGS)
+    values.update(args.limit)
+    return Limits(**values)
+
+
+def check_files_command(args: argparse.Namespace, limits: Limits) -> int:
+    """Check args.cnf with args.proof or args.model; write the result line or the
+    error object, the hint on stderr; the exit code."""
+    if [args.cnf, args.proof, args.model].count("-") > 1:
+        say("only one of the CNF, the proof and the model can be - (standard input)")
+        return EXIT_REJECTED
+    position = Position(args.progress)
+    clock = Deadline(getattr(args, "timeout", None), position)
+    try:
+        options = Options.of(args.engine, limits, args.deletions, clock, reading=args.reading)
+    except ValueError as err:  # --reading and --deletions that contradict each other
+        say(str(err))
+        return EXIT_REJECTED
+    memo = StepMemo(args.proof) if args.explain and args.proof is not None else None
+    try:
+        outcome = files_outcome(
+            options,
+            args.cnf,
+            args.proof,
+            args.model,
+            clock,
+            notes=say,
+            proof_format=args.proof_format,
+            max_bytes=args.max_input_bytes,
+            reading=position.line.bytes,
+            memo=memo,
+        )
+    except KeyboardInterrupt:
+        return position.interrupted(None)
+    position.line.close()
+    code = write_output(args.output, outcome.body.decode("ascii"), outcome.exit_code)
+    if outcome.error is not None:
+        say_rejected(outcome.error)
+        return code
+    report = outcome.report
+    assert report is not None
+    if args.explain and code != EXIT_REJECTED and not report.result["valid"]:
+        from .request import explain_files  # the lines of --explain
+
+        for line in explain_files(args, options._replace(progress=None), report, memo):
+            say(line)
+    elif report.hint is not None:  # --explain says more than the hint
+        say(f"hint: {report.hint}")
+    return code
+
+
+def say_rejected(err: CheckError) -> None:
+    """The error's line on stderr, then its hint (for a limit, the flags that lift it)."""
+    if err.message.startswith("cannot read ") and err.path == "":
+        say(err.message)
+        return
+    say(describe_error(err))
+    lines = limit_lines(err) if isinstance(err, LimitExceeded) else [err.hint or ""]
+    for line in lines:
+        if line:
+            say(f"hint: {line}")

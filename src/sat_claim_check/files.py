@@ -1,0 +1,288 @@
+"""``check_files``: a CNF file with a proof or a model, checked as ``verify`` does.
+
+    >>> import sat_claim_check as scc
+    >>> outcome = scc.check_files("examples/php5.cnf", "examples/php5.drup")
+    >>> outcome.status, outcome.exit_code
+    ('valid', 0)
+
+The door a solver pipeline reaches for: no size limits unless asked
+(``limits=Limits()`` applies the contract's), a time bound when asked
+(``timeout=``), and the answer as ``check_json`` gives it, an ``Outcome``:
+what the files hold never raises.  A verdict that is not valid carries a
+hint (``outcome.hint``): for a proof in a file, what the drat-trim reading
+says of it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from contextlib import closing
+from typing import TYPE_CHECKING, Any
+
+from ._core.advice import reread_hint
+from ._core.hints import misread_lines
+from ._core.options import Options
+from ._core.outcome import Outcome
+from ._io.dimacs_text import DimacsError, Input, file_chunks
+from ._io.proofstream import proof_parts
+from ._io.whole_files import read_cnf
+from .dimacs import StepMemo, files_report
+from .errors import CheckError, InvalidInput, LimitExceeded, TimedOut
+from .limits import Limits
+
+if TYPE_CHECKING:
+    from ._core.report import Report
+    from ._core.types import EngineName, Progress, ProofFormat, Reading
+
+__all__ = ["check_files"]
+
+Notes = Callable[[str], None]
+
+
+def check_files(
+    cnf: Input,
+    proof: Input | None = None,
+    model: Input | None = None,
+    *,
+    engine: EngineName = "auto",
+    limits: Limits | None = None,
+    reading: str | None = None,
+    deletions: str = "strict",
+    timeout: float | None = None,
+    progress: Progress | None = None,
+    notes: Notes | None = None,
+    proof_format: ProofFormat = "auto",
+    max_bytes: int | None = None,
+) -> Outcome:
+    """Check a DIMACS CNF file with a DRUP proof (an unsat claim) or a model (a
+    sat claim) file; return the Outcome, as ``check_json`` does for text.
+
+    Give exactly one of ``proof`` and ``model`` (else TypeError).  Files may be
+    compressed (gzip, xz, bz2), ``"-"`` is standard input, and the proof is
+    text or binary DRUP, told by its content, checked as it is read (memory
+    follows the live clauses).  ``limits=None`` means no size limits (the
+    largest the engines represent); ``Limits()`` is the contract's.
+    ``reading`` is "strict" (the default), "lenient" or "drat-trim"
+    (drat-trim's forward mode; docs/semantics.md, "The drat-trim reading");
+    ``deletions`` as for ``run``.
+    ``timeout`` (seconds) ends a longer check with a rejected Outcome whose
+    error is a ``TimedOut`` naming the step reached.  ``progress`` is as for
+    ``run``; ``notes(text)`` is called with a line for each kind of solver
+    output skipped (status lines, a header).  Malformed text, unreadable
+    files and limits give a rejected Outcome with the error (a CheckError)
+    and its ``hint``; a result that is not valid a Report with its ``hint``.
+    docs/semantics.md ("Checking files") has the details.
+    """
+    if (proof is None) == (model is None):
+        raise TypeError("give exactly one of proof (an unsat claim) and model (a sat claim)")
+    if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
+        raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+    clock = Deadline(timeout, progress)
+    in_force = Limits.unlimited() if limits is None else limits
+    options = Options.of(engine, in_force, deletions, clock, reading=reading)
+    return files_outcome(
+        options,
+        cnf,
+        proof,
+        model,
+        clock,
+        notes=notes,
+        proof_format=proof_format,
+        max_bytes=max_bytes,
+    )
+
+
+class Deadline:
+    """The progress callback of a timed check: passes the call on, and raises
+    ``_TimeUp`` past the deadline (``seconds`` None: never)."""
+
+    def __init__(self, seconds: float | None, progress: Progress | None = None) -> None:
+        self.seconds = seconds
+        self.progress = progress
+        self.end = None if seconds is None else time.monotonic() + seconds
+        self.steps_checked = 0
+
+    def __call__(self, steps_checked: int, work: int) -> None:
+        self.steps_checked = steps_checked
+        self.check()
+        if self.progress is not None:
+            self.progress(steps_checked, work)
+
+    def bytes(self, read: int, total: int | None) -> None:
+        """The byte-progress callback: the deadline is looked at there too."""
+        self.check()
+
+    def check(self) -> None:
+        if self.end is not None and time.monotonic() > self.end:
+            raise _TimeUp
+
+    def error(self) -> TimedOut:
+        s = self.steps_checked
+        return TimedOut(
+            "proof" if s else None,
+            f"/proof/{s}" if s else "",
+            f"the check ran past its timeout of {self.seconds:g} s at proof step {s} "
+            f"({s:,} steps checked)",
+            seconds=float(self.seconds or 0),
+            steps_checked=s,
+        )
+
+
+class _TimeUp(Exception):
+    """Raised by Deadline through the engine's progress calls."""
+
+
+def files_outcome(
+    options: Options,
+    cnf: Input,
+    proof: Input | None,
+    model: Input | None,
+    clock: Deadline,
+    *,
+    notes: Notes | None = None,
+    proof_format: ProofFormat = "auto",
+    max_bytes: int | None = None,
+    reading: Reading | None = None,
+    memo: StepMemo | None = None,
+) -> Outcome:
+    """``check_files`` under Options made by the door (``clock`` is their
+    progress callback); ``reading`` gets the byte progress, ``memo`` keeps
+    the steps that ``--explain`` names."""
+
+    def on_bytes(read: int, total: int | None) -> None:
+        clock.bytes(read, total)
+        if reading is not None:
+            reading(read, total)
+
+    def report_of(opts: Options, keep: StepMemo | None = None) -> Report:
+        return files_report(
+            opts,
+            cnf,
+            proof,
+            model,
+            max_bytes=max_bytes,
+            reading=on_bytes,
+            memo=keep,
+            proof_format=proof_format,
+            notes=notes if opts is options else None,  # a second reading says nothing
+        )
+
+    try:
+        report = report_of(options, memo)
+    except _TimeUp:
+        return Outcome.rejected(clock.error())
+    except (DimacsError, OSError) as err:
+        return Outcome.rejected(file_error(err, cnf, proof, model))
+    except LimitExceeded as err:
+        exact_counts(err, options.limits, cnf, proof, proof_format)
+        return Outcome.rejected(err)
+    except CheckError as err:
+        return Outcome.rejected(err)
+    if not report.result["valid"]:
+        report.hint = verdict_of_files(report, options, report_of, proof)
+    return Outcome.checked(report)
+
+
+def verdict_of_files(
+    report: Report, options: Options, report_of: Callable[[Options], Report], proof: Input | None
+) -> str | None:
+    """The hint of a failed check, the proof read again under the drat-trim
+    reading when it is a regular file (within the same deadline)."""
+    quiet = options._replace(progress=_no_progress(options.progress))
+
+    def again(reading: str) -> Report:
+        return report_of(
+            quiet._replace(lenient=reading != "strict", drat_trim=reading == "drat-trim")
+        )
+
+    pipe = not (isinstance(proof, (str, os.PathLike)) and os.path.isfile(proof))
+    try:
+        return reread_hint(report, options.reading, again, pipe=proof is not None and pipe)
+    except (_TimeUp, CheckError, DimacsError, OSError):
+        return reread_hint(report, options.reading, again, pipe=True)
+
+
+def _no_progress(progress: Any) -> Any:
+    """The deadline without the caller's progress (a second reading is not
+    progress of the check the caller sees)."""
+    if isinstance(progress, Deadline):
+        return Deadline(None if progress.end is None else progress.end - time.monotonic())
+    return None
+
+
+def file_error(
+    err: DimacsError | OSError, cnf: Input, proof: Input | None, model: Input | None
+) -> CheckError:
+    """A file that cannot be read or parsed, as a CheckError with its hint."""
+    if isinstance(err, DimacsError):
+        if err.hint is None and err.file is not None:
+            what = err.message.split(":", 1)[0]
+            err.hint = "; ".join(misread_lines(what, file_head(err.file), err.message)) or None
+        return err
+    # A read error (not an open error) does not carry the file name.
+    files = [cnf, proof if proof is not None else model]
+    name = repr(err.filename) if err.filename else " or ".join(map(repr, map(str, files)))
+    return InvalidInput(None, "", f"cannot read {name}: {err.strerror or err}")
+
+
+def file_head(name: str) -> bytes:
+    """The first bytes of a regular file (gzip, xz or bz2 decompressed), for a
+    hint; b"" when it cannot be read again (a pipe)."""
+    try:
+        if not os.path.isfile(name):
+            return b""
+        chunks = file_chunks(name)
+        with closing(chunks):
+            return next(chunks, b"")[:4096]
+    except (OSError, ValueError):
+        return b""
+
+
+# The most text, and time, a limit hint spends counting a proof to give its
+# real count: past either (a decompression bomb), the count is not known.
+COUNT_BYTES = 256 << 20
+COUNT_SECONDS = 2.0
+
+
+def exact_counts(
+    err: LimitExceeded, limits: Limits, cnf: Input, proof: Input | None, proof_format: ProofFormat
+) -> None:
+    """The input's real counts, when reading stopped at a size limit in
+    regular files: each limit the input passes then gets its exact figure
+    (``counted``, ``also_passed``), for a hint that one rerun is enough to
+    follow.  The error object keeps the count where reading stopped."""
+    if not err.read_stopped or err.limit == "max_propagation_work":
+        return
+    counts: dict[str, int] = {}
+    if err.limit in ("max_proof_steps", "max_proof_literals") and _regular(proof):
+        assert proof is not None
+        steps = literals = 0
+        parts = proof_parts(proof, COUNT_BYTES, proof_format)
+        until = time.monotonic() + COUNT_SECONDS
+        with closing(parts):
+            for part in parts:
+                if part.code or part.over_cap or time.monotonic() > until:
+                    return  # malformed further on, or too long to count: not known
+                steps += len(part.kinds)
+                literals += len(part.lits)
+        counts = {"max_proof_steps": steps, "max_proof_literals": literals}
+    elif err.limit == "max_total_literals" and _regular(cnf):
+        try:
+            lits = read_cnf(cnf, Limits.unlimited(), COUNT_BYTES)[2]
+        except (CheckError, DimacsError, OSError):
+            return
+        counts = {"max_total_literals": len(lits)}
+    if err.limit not in counts:
+        return
+    err.counted = counts[err.limit]
+    known = dict(err.also_passed)
+    known.update(
+        (name, n) for name, n in counts.items() if name != err.limit and n > getattr(limits, name)
+    )
+    err.also_passed = tuple(known.items())
+
+
+def _regular(path: Input | None) -> bool:
+    return isinstance(path, (str, os.PathLike)) and os.path.isfile(path)
