@@ -55,7 +55,6 @@ from ._core.session import check_request
 from ._core.validate import validate_arrays
 from ._core.validated import proof_steps
 from ._io import bounds as _bounds
-from .errors import LimitExceeded
 
 # The parts of this door are modules of one concern each: _dimacs_text (text
 # in memory and its errors), _whole_files (files read whole within the
@@ -74,6 +73,7 @@ from ._io.proofstream import check_stream
 from ._io.whole_files import clause_line as clause_line
 from ._io.whole_files import parse_files as parse_files
 from ._io.whole_files import read_cnf, read_files
+from .errors import LimitExceeded
 
 if TYPE_CHECKING:
     from ._core.types import (
