@@ -9,8 +9,8 @@ The door a solver pipeline reaches for: no size limits unless asked
 (``limits=Limits()`` applies the contract's), a time bound when asked
 (``timeout=``), and the answer as ``check_json`` gives it, an ``Outcome``:
 what the files hold never raises.  A verdict that is not valid carries a
-hint (``outcome.hint``): for a proof in a file, what the drat-trim reading
-says of it.
+hint (``outcome.hint``).  Proofs are read as drat-trim's forward mode reads
+them unless ``reading=`` says otherwise.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def check_files(
     engine: EngineName = "auto",
     limits: Limits | None = None,
     reading: str | None = None,
-    deletions: str = "strict",
+    deletions: str | None = None,
     timeout: float | None = None,
     progress: Progress | None = None,
     notes: Notes | None = None,
@@ -64,9 +64,10 @@ def check_files(
     text or binary DRUP, told by its content, checked as it is read (memory
     follows the live clauses).  ``limits=None`` means no size limits (the
     largest the engines represent); ``Limits()`` is the contract's.
-    ``reading`` is "strict" (the default), "lenient" or "drat-trim"
-    (drat-trim's forward mode; docs/semantics.md, "The drat-trim reading");
-    ``deletions`` as for ``run``.
+    ``reading`` is "drat-trim" (the default, as for ``verify``: drat-trim's
+    forward mode; docs/semantics.md, "The drat-trim reading"), "lenient" or
+    "strict" (the contract's); ``deletions`` as for ``run`` (given alone, it
+    names the reading: "strict" or "lenient").
     ``timeout`` (seconds) ends a longer check with a rejected Outcome whose
     error is a ``TimedOut`` naming the step reached.  ``progress`` is as for
     ``run``; ``notes(text)`` is called with a line for each kind of solver
@@ -81,7 +82,9 @@ def check_files(
         raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
     clock = Deadline(timeout, progress)
     in_force = Limits.unlimited() if limits is None else limits
-    options = Options.of(engine, in_force, deletions, clock, reading=reading)
+    if reading is None and deletions is None:
+        reading = "drat-trim"  # verify's reading: drat-trim -f's
+    options = Options.of(engine, in_force, deletions or "strict", clock, reading=reading)
     return files_outcome(
         options,
         cnf,

@@ -39,7 +39,9 @@ def test_a_proof_over_the_contracts_limits_checks_without_a_flag(tmp_path: Path)
     code, out, err = cli_text("verify", cnf, proof)
     res = result_of(out)
     assert (code, res["reason"], res["steps_checked"]) == (1, "empty_clause_not_derived", 2400)
-    assert err.startswith("sat-claim-check: hint: ") and "--reading drat-trim" in err
+    assert err.startswith("sat-claim-check: hint: ") and "stops short of a refutation" in err
+    code, out, err = cli_text("verify", cnf, proof, "--reading", "strict")
+    assert code == 1 and "--reading drat-trim" in err and "not valid either" not in err
     # The same files under the contract: the exact counts, in one rerun.
     code, out, err = cli_text("verify", cnf, proof, "--contract-limits")
     assert code == 2 and result_of(out)["limit"] == "max_proof_steps"
@@ -68,16 +70,20 @@ def test_the_drat_trim_reading_accepts_a_proof_without_its_empty_clause(tmp_path
     cnf.write_text("p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n")
     proof = tmp_path / "f.drup"
     proof.write_text("2 0\n")  # then -2 is falsified: a conflict, without a line '0'
-    code, out, err = cli_text("verify", str(cnf), str(proof))
+    code, out, err = cli_text("verify", str(cnf), str(proof), "--reading", "strict")
     assert code == 1 and result_of(out)["reason"] == "empty_clause_not_derived"
     assert "valid as drat-trim reads it" in err and "--reading drat-trim" in err
-    code, out, err = cli_text("verify", str(cnf), str(proof), "--reading", "drat-trim")
-    assert (code, result_of(out)["steps_checked"], err) == (0, 1, "")
+    # verify's default reading is drat-trim's
+    for flags in ([], ["--reading", "drat-trim"]):
+        code, out, err = cli_text("verify", str(cnf), str(proof), *flags)
+        assert (code, result_of(out)["steps_checked"], err) == (0, 1, "")
 
 
 def test_reason_deletions_get_a_hint_without_explain() -> None:
     proof = str(EXAMPLES / "tseitin-reason-deleted.drup")
-    code, out, err = cli_text("verify", str(EXAMPLES / "tseitin.cnf"), proof)
+    code, out, err = cli_text(
+        "verify", str(EXAMPLES / "tseitin.cnf"), proof, "--deletions", "strict"
+    )
     assert code == 1 and result_of(out)["reason"] == "lemma_not_rup"
     (line,) = err.splitlines()
     assert "valid as drat-trim reads it" in line and "1 deletion" in line
@@ -89,7 +95,9 @@ def test_reason_deletions_get_a_hint_without_explain() -> None:
 
 def test_a_proof_from_a_pipe_gets_the_hint_its_result_gives() -> None:
     proof = (EXAMPLES / "tseitin-reason-deleted.drup").read_bytes()
-    code, _, err = cli_text("verify", str(EXAMPLES / "tseitin.cnf"), "-", stdin=proof)
+    code, _, err = cli_text(
+        "verify", str(EXAMPLES / "tseitin.cnf"), "-", "--reading", "strict", stdin=proof
+    )
     assert code == 1
     assert "reason clauses" in err and "--deletions lenient" in err and "pipe" in err
 
@@ -148,7 +156,8 @@ def test_check_files_is_the_same_outcome_as_the_command(tmp_path: Path) -> None:
     for args, kwargs in [
         ((cnf, proof), {}),
         ((cnf, proof), {"limits": scc.Limits()}),
-        ((cnf, proof), {"reading": "drat-trim"}),
+        ((cnf, proof), {"reading": "strict"}),
+        ((str(EXAMPLES / "tseitin.cnf"), str(EXAMPLES / "tseitin-reason-deleted.drup")), {}),
         ((PHP5, str(EXAMPLES / "php5.drup")), {}),
         ((str(EXAMPLES / "php5.drup"), PHP5), {}),
     ]:
@@ -242,3 +251,9 @@ def test_check_takes_the_reading_too() -> None:
     assert (code, result_of(out)["steps_checked"], err) == (0, 47, "")
     code, out, err = cli_text("check", request, "--reading", "strict", "--deletions", "lenient")
     assert (code, out) == (2, "") and "contradicts" in err
+
+
+def test_options_may_come_between_the_files() -> None:
+    proof = str(EXAMPLES / "php5.drup")
+    assert cli_text("verify", PHP5, "--quiet", "--timeout", "60", proof)[0] == 0
+    assert cli_text("verify", "--quiet", PHP5, proof, "--engine", "reference")[0] == 0

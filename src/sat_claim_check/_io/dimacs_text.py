@@ -60,7 +60,7 @@ class DimacsError(InvalidInput):
         ValueError.__init__(self, self._text())
 
     def to_dict(self) -> dict[str, Any]:
-        """The error object: invalid_input, the message with its file and line."""
+        """Return the error object: invalid_input, the message with its file and line."""
         return {**super().to_dict(), "message": self._text()}
 
     def __str__(self) -> str:

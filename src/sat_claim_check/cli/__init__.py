@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from .._batch.console import WriteError
 from .._core.codes import EXIT_INTERRUPTED, EXIT_REJECTED
 from .output import reserve_standard_descriptors, say, write_failed
-from .parser import build_parser
+from .parser import build_parser, parse_arguments
 from .texts import EPILOG, REQUEST_EPILOG
 
 __all__ = ["EPILOG", "REQUEST_EPILOG", "main"]
@@ -27,7 +27,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     reserve_standard_descriptors()
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parse_arguments(parser, list(sys.argv[1:] if argv is None else argv))
     except SystemExit:
         # --help and --version have written on stdout; a failed write is an error.
         try:

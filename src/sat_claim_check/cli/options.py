@@ -177,15 +177,18 @@ def add_deletions_option(parser: argparse.ArgumentParser) -> None:
 READINGS = ("strict", "lenient", "drat-trim")
 
 
-def add_reading_option(parser: argparse.ArgumentParser) -> None:
-    """--reading strict|lenient|drat-trim: how a proof is read."""
+def add_reading_option(parser: argparse.ArgumentParser, default: str = "strict") -> None:
+    """--reading strict|lenient|drat-trim: how a proof is read (``default``: the
+    reading when neither it nor --deletions is given)."""
+    says = {"strict": " (the default)", "drat-trim": ""}
     parser.add_argument(
         "--reading",
         choices=READINGS,
         default=None,
-        help="how the proof is read: strict (the default: every deletion "
-        "honoured, the empty clause needed); lenient (deletions as "
-        "--deletions lenient reads them); drat-trim (deletions read "
+        help=f"how the proof is read: strict{says['strict'] if default == 'strict' else ''} "
+        "(every deletion honoured, the empty clause needed); lenient (deletions as "
+        "--deletions lenient reads them); drat-trim"
+        f"{' (the default)' if default == 'drat-trim' else ''} (deletions read "
         "leniently, and the check ends valid at the first step where the "
         "clauses propagate to a conflict, as drat-trim's forward mode "
         "does: a proof need not end with the empty clause)",

@@ -91,7 +91,7 @@ def describe_error(err: CheckError) -> str:
     where = f" at {err.path}" if err.path else ""
     if isinstance(err, LimitExceeded) and err.file_line is not None:
         where += f" ({err.file_line[0]}:{err.file_line[1]})"
-    return f"{err.error}{where}: {err.message}"
+    return f"{err.error}{where}: {err.to_dict()['message']}"  # a file's name and line too
 
 
 def say_error(err: CheckError, data: bytes | None = None, one_line: bool = False) -> None:

@@ -45,6 +45,21 @@ def version_line() -> str:
     return f"sat-claim-check {__version__} ({parts}; Python {sys.version.split()[0]})"
 
 
+# The verify subparser of each parser: its arguments are parsed intermixed
+# (``verify CNF --quiet PROOF``), which argparse cannot do below subparsers.
+VERIFY_PARSERS: dict[argparse.ArgumentParser, argparse.ArgumentParser] = {}
+
+
+def parse_arguments(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """``parser.parse_args(argv)``, with the options of ``verify`` allowed
+    anywhere among its files."""
+    if argv[:1] == ["verify"] and parser in VERIFY_PARSERS:
+        args = VERIFY_PARSERS[parser].parse_intermixed_args(argv[1:])
+        args.command = "verify"
+        return args
+    return parser.parse_args(argv)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sat-claim-check",
@@ -93,15 +108,16 @@ def build_parser() -> argparse.ArgumentParser:
             serve_options,
         ),
     ):
-        add_options(
-            commands.add_parser(
-                name,
-                help=summary,
-                description=description,
-                epilog=epilog,
-                formatter_class=argparse.RawDescriptionHelpFormatter,
-            )
+        sub = commands.add_parser(
+            name,
+            help=summary,
+            description=description,
+            epilog=epilog,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
         )
+        add_options(sub)
+        if name == "verify":
+            VERIFY_PARSERS[parser] = sub
 
     schema_options(commands.add_parser("schema", help="print the input or output JSON Schema"))
     return parser
@@ -188,8 +204,9 @@ def verify_options(verify: argparse.ArgumentParser) -> None:
     add_engine_options(verify)
     add_progress_options(verify)
     add_deletions_option(verify)
-    add_reading_option(verify)
-    verify.set_defaults(handler=command_verify)
+    add_reading_option(verify, default="drat-trim")
+    # Unset unless given: verify reads as drat-trim -f unless told otherwise.
+    verify.set_defaults(handler=command_verify, deletions=None)
 
 
 def request_options(request: argparse.ArgumentParser) -> None:

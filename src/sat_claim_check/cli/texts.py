@@ -170,8 +170,10 @@ unreadable files, a limit passed (--contract-limits, --limit) or the timeout
 {OUTPUT_FAULTS}
 
 """ + _paragraph("""
-readings: strict (the default) honours every deletion and needs the empty
-clause; --deletions lenient ignores deletions of unit and reason clauses and of
-clauses not there, as drat-trim and MiniSat-family solvers read them;
---reading drat-trim also ends the check valid at the first step where the
-clauses propagate to a conflict, as drat-trim -f does (docs/semantics.md).""")
+readings: verify reads a proof as drat-trim -f does (--reading drat-trim, the
+default here): deletions of unit and reason clauses and of clauses not there
+are ignored, as drat-trim and MiniSat-family solvers read them, and the check
+ends valid at the first step where the clauses propagate to a conflict.
+--reading strict is the JSON contract's reading (every deletion honoured, the
+empty clause needed), --deletions lenient or --reading lenient the one between
+(docs/semantics.md).""")

@@ -27,6 +27,10 @@ def command_verify(args: argparse.Namespace) -> int:
             "(verify CNF --model FILE)"
         )
         return EXIT_REJECTED
+    if args.reading is None:  # drat-trim's reading, unless --deletions says otherwise
+        args.reading = {None: "drat-trim", "lenient": "lenient", "strict": "strict"}[args.deletions]
+    if args.deletions is None:
+        args.deletions = "strict"
     return check_files_command(args, verify_limits(args))
 
 
