@@ -22,6 +22,7 @@ Everything is a function of the ``random.Random`` passed in.
 
 import random
 from array import array
+from typing import Any
 
 from sat_claim_check._core.codes import (
     STEP_ADD,
@@ -515,3 +516,38 @@ def to_flat(request):
         step_lits.extend(lits)
         step_offsets.append(len(step_lits))
     return n, clause_offsets, clause_lits, step_kinds, step_offsets, step_lits
+
+
+# -- hypothesis: small arbitrary unsat requests over 4 variables, small caps ------------
+
+
+def _small_requests() -> Any:
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    lits = st.integers(-4, 4).filter(bool)
+    wider = st.integers(-5, 5).filter(bool)
+    steps = st.lists(
+        st.one_of(
+            st.fixed_dictionaries({"add": st.lists(lits, max_size=3)}),
+            # deletes reach one variable further: a literal out of range matches nothing
+            st.fixed_dictionaries({"delete": st.lists(wider, max_size=3)}),
+        ),
+        max_size=10,
+    )
+    ask = given(
+        clauses=st.lists(st.lists(lits, max_size=3), max_size=7),
+        proof=steps,
+        cap=st.integers(0, 30),
+    )
+    keep = settings(
+        max_examples=300,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+    return lambda test: keep(ask(test))
+
+
+# The decorator of a test(clauses, proof, cap): up to 7 clauses, 10 steps, a cap 0..30.
+small_requests = _small_requests()

@@ -25,8 +25,7 @@ from typing import Any
 import proofgen
 import pytest
 from _helpers import CORPUS_ABSENT, corpus_dir, corpus_instances
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from proofgen import small_requests
 
 import sat_claim_check as scc
 from sat_claim_check import dimacs
@@ -260,23 +259,8 @@ def test_checker_in_random_splits_gives_run(engine: str, chunk: int) -> None:
 
 # -- hypothesis: small arbitrary requests, both readings, small caps ----------------------
 
-_STEPS = st.lists(
-    st.one_of(
-        st.fixed_dictionaries({"add": st.lists(st.integers(-4, 4).filter(bool), max_size=3)}),
-        st.fixed_dictionaries({"delete": st.lists(st.integers(-5, 5).filter(bool), max_size=3)}),
-    ),
-    max_size=10,
-)
 
-
-@settings(
-    max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
-)
-@given(
-    clauses=st.lists(st.lists(st.integers(-4, 4).filter(bool), max_size=3), max_size=7),
-    proof=_STEPS,
-    cap=st.integers(0, 30),
-)
+@small_requests
 def test_arbitrary_small_requests_both_readings(
     clauses: list[list[int]], proof: list[dict[str, list[int]]], cap: int
 ) -> None:

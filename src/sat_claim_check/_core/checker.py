@@ -92,9 +92,8 @@ class Checker:
     the step that passes the work cap raises LimitExceeded as ``run`` does.
     A step that fails the check (a lemma that is not RUP, a deletion of a
     clause that is not there...) fixes the verdict: later steps are ignored,
-    not even validated.  So does the end of a check read as drat-trim reads
-    it (valid at the first inconsistent state: after the CNF, or after a
-    step).  ``done`` tells either.  ``finish()`` ends the checker.
+    not even validated; so does the end of a drat-trim reading (valid at the
+    first inconsistent state).  ``done`` tells either.  ``finish()`` ends it.
 
     For a well-formed request within limits, feeding its proof in any split
     gives the Report ``run`` gives: result, work, engine, reason_deletions,
@@ -145,8 +144,8 @@ class Checker:
         progress: Progress | None = None,
     ) -> Checker:
         """A Checker for a CNF that arrives as flat arrays (``checker_of_arrays``)."""
-        options = Options.of(engine, limits, deletions, progress, reading)
-        return checker_of_arrays(num_vars, clause_offsets, clause_lits, options)
+        opts = Options.of(engine, limits, deletions, progress, reading)
+        return checker_of_arrays(num_vars, clause_offsets, clause_lits, opts)
 
     def _open(
         self, num_vars: int, clause_offsets: array[int], clause_lits: array[int], options: Options
@@ -385,8 +384,7 @@ class Checker:
 
     @property
     def failed(self) -> bool:
-        """True once a step has failed: the verdict is fixed, later steps are ignored
-        (a caller reading a proof can stop reading)."""
+        """True once a step has failed (``done`` too: later steps are ignored)."""
         return self._failed is not None
 
     @property
@@ -431,15 +429,12 @@ class Checker:
             raise RuntimeError(f"this Checker has ended ({self._closed})")
 
     def __repr__(self) -> str:
-        state = (
-            "ended"
-            if self._closed is not None
-            else "failed"
-            if self._failed is not None
-            else "concluded"
-            if self._done
-            else "checking"
+        states = (
+            ("ended", self._closed is not None),
+            ("failed", self._failed is not None),
+            ("concluded", self._done),
         )
+        state = next((name for name, now in states if now), "checking")
         return f"<Checker {self._options.engine} engine, {self._steps} steps, {state}>"
 
 

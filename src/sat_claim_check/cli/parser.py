@@ -187,23 +187,7 @@ def verify_options(verify: argparse.ArgumentParser) -> None:
         help="apply the JSON contract's size limits (the default is none: "
         "the largest the engines represent); --limit sets one",
     )
-    verify.add_argument(
-        "--proof-format",
-        choices=PROOF_FORMATS,
-        default="auto",
-        help="text or binary DRUP; auto (the default) tells them apart by the first bytes",
-    )
-    verify.add_argument(
-        "--explain",
-        action="store_true",
-        help="when the claim is not valid, say on stderr why, step by step",
-    )
-    verify.add_argument(
-        "-o", "--output", default="-", metavar="OUT", help="write the result to OUT, not stdout"
-    )
-    add_engine_options(verify)
-    add_progress_options(verify)
-    add_deletions_option(verify)
+    add_file_check_options(verify, "when the claim is not valid, say on stderr why, step by step")
     add_reading_option(verify, default="drat-trim")
     # Unset unless given: verify reads as drat-trim -f unless told otherwise.
     verify.set_defaults(handler=command_verify, deletions=None)
@@ -232,28 +216,11 @@ def request_options(request: argparse.ArgumentParser) -> None:
         help="solver output ('s SATISFIABLE', 'v ... 0' lines) or a literal list: the claim is sat",
     )
     request.add_argument(
-        "--proof-format",
-        choices=PROOF_FORMATS,
-        default="auto",
-        help="text or binary DRUP; auto (the default) tells them apart by "
-        "the first bytes, as drat-trim does",
-    )
-    request.add_argument(
         "--check",
         action="store_true",
         help="check the request at once and write the result instead (exit codes as for check)",
     )
-    request.add_argument(
-        "--explain",
-        action="store_true",
-        help="with --check: when the claim is not valid, say on stderr why",
-    )
-    request.add_argument(
-        "-o", "--output", default="-", metavar="OUT", help="write to OUT instead of standard output"
-    )
-    add_engine_options(request)
-    add_progress_options(request)
-    add_deletions_option(request)
+    add_file_check_options(request, "with --check: when the claim is not valid, say on stderr why")
     add_reading_option(request)
     request.set_defaults(handler=command_request)
 
@@ -381,6 +348,26 @@ def serve_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--no-access-log", action="store_true", help="do not log a line per request")
     add_engine_options(serve)
     serve.set_defaults(handler=command_serve)
+
+
+def add_file_check_options(parser: argparse.ArgumentParser, explain: str) -> None:
+    """The options of the commands that check files (verify, request):
+    --proof-format, --explain (``explain``: its help), -o, the engine's, the
+    progress line's and --deletions."""
+    parser.add_argument(
+        "--proof-format",
+        choices=PROOF_FORMATS,
+        default="auto",
+        help="text or binary DRUP; auto (the default) tells them apart by "
+        "the first bytes, as drat-trim does",
+    )
+    parser.add_argument("--explain", action="store_true", help=explain)
+    parser.add_argument(
+        "-o", "--output", default="-", metavar="OUT", help="write to OUT instead of standard output"
+    )
+    add_engine_options(parser)
+    add_progress_options(parser)
+    add_deletions_option(parser)
 
 
 def schema_options(schema: argparse.ArgumentParser) -> None:
