@@ -21,7 +21,7 @@ from collections.abc import Callable
 from contextlib import closing
 from typing import TYPE_CHECKING, Any
 
-from ._core.advice import reread_hint
+from ._core.advice import reread_hint, verdict_hint
 from ._core.hints import misread_lines
 from ._core.options import Options
 from ._core.outcome import Outcome
@@ -203,8 +203,10 @@ def verdict_of_files(
     pipe = not (isinstance(proof, (str, os.PathLike)) and os.path.isfile(proof))
     try:
         return reread_hint(report, options.reading, again, pipe=proof is not None and pipe)
-    except (_TimeUp, CheckError, DimacsError, OSError):
-        return reread_hint(report, options.reading, again, pipe=True)
+    except (_TimeUp, CheckError, OSError, KeyboardInterrupt):
+        # The second reading cannot finish (the deadline, Ctrl-C, a file that
+        # changed): the verdict stands, with what its result alone says.
+        return verdict_hint(report, options.reading)
 
 
 def _no_progress(progress: Any) -> Any:

@@ -272,3 +272,21 @@ def test_options_may_come_between_the_files() -> None:
     proof = str(EXAMPLES / "php5.drup")
     assert cli_text("verify", PHP5, "--quiet", "--timeout", "60", proof)[0] == 0
     assert cli_text("verify", "--quiet", PHP5, proof, "--engine", "reference")[0] == 0
+
+
+@needs_examples
+@pytest.mark.parametrize("fault", [KeyboardInterrupt, OSError, scc.InvalidInput])
+def test_a_second_reading_that_cannot_finish_keeps_the_verdict(fault: type) -> None:
+    from sat_claim_check._core.advice import verdict_hint
+    from sat_claim_check._core.options import Options
+    from sat_claim_check.files import verdict_of_files
+
+    request = json.loads((EXAMPLES / "tseitin-reason-deleted.json").read_text())
+    report = scc.run(request)
+
+    def report_of(options: Options) -> scc.Report:
+        raise fault if fault is not scc.InvalidInput else fault(None, "", "changed")
+
+    proof = str(EXAMPLES / "tseitin-reason-deleted.drup")  # a regular file: read again
+    hint = verdict_of_files(report, Options.of(), report_of, proof)
+    assert hint == verdict_hint(report, "strict") and hint is not None
