@@ -22,10 +22,9 @@ from contextlib import closing
 from typing import TYPE_CHECKING, Any
 
 from ._core.advice import reread_hint, verdict_hint
-from ._core.hints import misread_lines
 from ._core.options import Options
 from ._core.outcome import Outcome
-from ._io.dimacs_text import DimacsError, Input, file_chunks
+from ._io.dimacs_text import DimacsError, Input
 from ._io.proofstream import proof_parts
 from ._io.whole_files import read_cnf
 from .dimacs import StepMemo, files_report
@@ -222,27 +221,11 @@ def file_error(
 ) -> CheckError:
     """A file that cannot be read or parsed, as a CheckError with its hint."""
     if isinstance(err, DimacsError):
-        if err.hint is None and err.file is not None:
-            what = err.message.split(":", 1)[0]
-            err.hint = "; ".join(misread_lines(what, file_head(err.file), err.message)) or None
-        return err
+        return err  # its hint is the reader's, from the text's first bytes
     # A read error (not an open error) does not carry the file name.
     files = [cnf, proof if proof is not None else model]
     name = repr(err.filename) if err.filename else " or ".join(map(repr, map(str, files)))
     return InvalidInput(None, "", f"cannot read {name}: {err.strerror or err}")
-
-
-def file_head(name: str) -> bytes:
-    """The first bytes of a regular file (gzip, xz or bz2 decompressed), for a
-    hint; b"" when it cannot be read again (a pipe)."""
-    try:
-        if not os.path.isfile(name):
-            return b""
-        chunks = file_chunks(name)
-        with closing(chunks):
-            return next(chunks, b"")[:4096]
-    except (OSError, ValueError):
-        return b""
 
 
 # The most text, and time, a limit hint spends counting a proof to give its

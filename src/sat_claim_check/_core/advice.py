@@ -30,52 +30,59 @@ _DRAT_TRIM = READING_FLAGS["drat-trim"]
 def verdict_hint(report: Report, reading: str = "strict") -> str | None:
     """The hint of a Report's result read under ``reading`` ("strict",
     "lenient" or "drat-trim"), from the result alone; None when valid."""
-    res = report.result
-    if res["valid"]:
+    if report.result["valid"]:
         return None
+    what, flags = _words(report, reading)
+    return what if flags is None else f"{what}: try {flags}"
+
+
+def _words(report: Report, reading: str) -> tuple[str, str | None]:
+    """What may be wrong with a result that is not valid, and the flags that
+    may help (None: no reading does)."""
+    res = report.result
     reason, d = res["reason"], res["first_discrepancy"]
     assert d is not None
     if res["claim"] == "sat":
-        return _sat_hint(str(reason), d)
+        return _sat_hint(str(reason), d), None
     if reason == "empty_clause_not_derived":
         if reading == "drat-trim":
             return (
                 "the clauses alive after the last step do not propagate to a conflict: "
                 "the proof stops short of a refutation (cut short, or of another formula?)"
-            )
+            ), None
         return (
             "the proof ends without the empty clause; drat-trim also accepts a proof "
-            "whose clauses propagate to a conflict at a step boundary: try " + _DRAT_TRIM
-        )
+            "whose clauses propagate to a conflict at a step boundary"
+        ), _DRAT_TRIM
     s = d["step_index"]
     if reason == "literal_out_of_range":
         return (
             f"step {s} uses the variable {abs(d['literal'])}, beyond the formula's: a proof "
             "of another formula (are the files a pair?), or one that adds variables "
             "(extended resolution, DRAT), which a DRUP check does not allow"
-        )
+        ), None
     lenient = _lenient_flag(reading)
     if reason == "deleted_clause_not_found":
         return (
             f"step {s} deletes a clause that is not live (solvers of the MiniSat family "
-            f"write such deletions): try {lenient}"
-        )
+            "write such deletions)"
+        ), lenient
     earlier = [t for t in report.reason_deletions if t < s]
     if earlier:
         return (
             f"step {s} is not RUP after {_count(earlier, 'deletion')} of reason clauses "
-            f"(first at step {earlier[0]}), which drat-trim ignores: try {lenient}"
-        )
+            f"(first at step {earlier[0]}), which drat-trim ignores"
+        ), lenient
     if reading == "strict":
         return (
             f"step {s} is not RUP: it may be a RAT lemma (DRAT; a DRUP check accepts RUP "
-            f"lemmas only), or follow deletions drat-trim ignores: try {_DRAT_TRIM}"
-        )
+            "lemmas only), or follow deletions drat-trim ignores"
+        ), _DRAT_TRIM
     return (
         f"step {s} is not RUP: it may be a RAT lemma (DRAT; a DRUP check accepts RUP "
         "lemmas only: check it with a DRAT checker such as drat-trim), or the proof is "
         "of another formula"
-    )
+    ), None
 
 
 def reread_hint(
@@ -105,7 +112,7 @@ def reread_hint(
         assert d is not None
         where = f" at step {d['step_index']}" if d["kind"] == "step" else ""
         return (
-            f"{_not_offered(first)}; read as drat-trim reads it (--reading drat-trim) it "
+            f"{_words(report, reading)[0]}; read as drat-trim reads it (--reading drat-trim) it "
             f"is not valid either: {other.result['reason']}{where}"
         )
     how = []
@@ -147,12 +154,6 @@ def _lenient_flag(reading: str) -> str:
         "--deletions lenient or --reading drat-trim "
         "(in Python: deletions='lenient' or reading='drat-trim')"
     )
-
-
-def _not_offered(hint: str | None) -> str:
-    """A hint without its "try FLAG" advice: the flag was tried and did not help."""
-    text = hint or "not valid"
-    return text.split(": try ", 1)[0].split("; drat-trim also", 1)[0]
 
 
 def _count(steps: Sequence[int], word: str) -> str:

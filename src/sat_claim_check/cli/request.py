@@ -17,7 +17,6 @@ from .._core.explain import (
     worth_lenient,
     worth_rerun,
 )
-from .._core.hints import misread_lines
 from .._core.jsontext import dumps
 from .._core.options import Options
 from .._core.validated import request_step
@@ -30,7 +29,7 @@ from ..dimacs import (
     request_from_files,
 )
 from ..errors import CheckError, LimitExceeded
-from ..files import exact_counts, file_head
+from ..files import exact_counts
 from .options import limits_from
 from .output import say, say_error, write_output
 from .verify import check_files_command
@@ -82,10 +81,8 @@ def write_request(args: argparse.Namespace) -> int:
 def reading_failed(args: argparse.Namespace, err: DimacsError | OSError) -> int:
     if isinstance(err, DimacsError):
         say(str(err))
-        what = err.message.split(":", 1)[0]
-        if err.file is not None:
-            for line in misread_lines(what, file_head(err.file), err.message):
-                say(line)
+        if err.hint is not None:  # the reader's, from the text's first bytes
+            say(err.hint)
         return EXIT_REJECTED
     # A read error (not an open error) does not carry the file name.
     files = [args.cnf, args.proof or args.model]
