@@ -196,7 +196,10 @@ def add_reading_option(parser: argparse.ArgumentParser, default: str = "strict")
 
 
 def limits_from(args: argparse.Namespace) -> Limits:
-    values = dict(CEILINGS) if args.unlimited else Limits().as_dict()
+    """The contract's limits (verify: none, unless --contract-limits), all
+    lifted by --unlimited, then each --limit."""
+    unlimited = args.unlimited or not getattr(args, "contract_limits", True)
+    values = dict(CEILINGS) if unlimited else Limits().as_dict()
     values.update(args.limit)
     return Limits(**values)
 

@@ -12,7 +12,8 @@ from .._core.options import Options
 from ..dimacs import StepMemo
 from ..errors import CheckError, LimitExceeded
 from ..files import Deadline, files_outcome
-from ..limits import CEILINGS, Limits
+from ..limits import Limits
+from .options import limits_from
 from .output import describe_error, say, write_output
 from .position import Position
 
@@ -31,16 +32,7 @@ def command_verify(args: argparse.Namespace) -> int:
         args.reading = {None: "drat-trim", "lenient": "lenient", "strict": "strict"}[args.deletions]
     if args.deletions is None:
         args.deletions = "strict"
-    return check_files_command(args, verify_limits(args))
-
-
-def verify_limits(args: argparse.Namespace) -> Limits:
-    """No size limits, unless --contract-limits; --limit and --unlimited on top."""
-    values = Limits().as_dict() if args.contract_limits else dict(CEILINGS)
-    if args.unlimited:
-        values = dict(CEILINGS)
-    values.update(args.limit)
-    return Limits(**values)
+    return check_files_command(args, limits_from(args))
 
 
 def check_files_command(args: argparse.Namespace, limits: Limits) -> int:
