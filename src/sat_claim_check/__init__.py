@@ -21,6 +21,9 @@ the result.  ``sat_claim_check.service`` is the HTTP service.
 ``sat-claim-check verify`` does, without size limits, and returns the
 Outcome; every error it reports is a ``CheckError`` (``TimedOut`` past its
 ``timeout``), and a verdict that is not valid, or an error, has a ``hint``.
+``check_files(..., lrat=PATH)`` and ``Checker(..., lrat=stream)`` write a
+valid unsat verdict's proof as LRAT, for a formally verified checker
+(``LratWriteError`` when it cannot be written).
 ``sat_claim_check.dimacs`` reads DIMACS and DRUP text, ``sat_claim_check.pysat``
 certifies PySAT's answers.  docs/semantics.md describes what is checked.
 """
@@ -33,7 +36,7 @@ from ._core.report import Report
 from ._core.types import Deletions, EngineName, Result
 from .dimacs import request_from_dimacs
 from .errors import CheckError, InvalidInput, LimitExceeded, TimedOut
-from .files import check_files
+from .files import LratWriteError, check_files
 from .limits import Limits
 
 __version__ = "1.0.0"
@@ -47,6 +50,7 @@ __all__ = [
     "InvalidInput",
     "LimitExceeded",
     "Limits",
+    "LratWriteError",
     "Outcome",
     "Report",
     "Result",

@@ -269,10 +269,12 @@ def files_report(
     memo: StepMemo | None = None,
     proof_format: ProofFormat = "auto",
     notes: Callable[[str], None] | None = None,
+    lrat: tuple[Any, bool] | None = None,
 ) -> Report:
     """The Report of a CNF file with a proof or a model file (as ``run_files``),
     under ``options``, made once by the door that takes the files;
-    ``notes(text)`` hears of solver output skipped (status lines, a header)."""
+    ``notes(text)`` hears of solver output skipped (status lines, a header);
+    ``lrat`` (sink, binary) receives the proof's LRAT (``Checker``)."""
     _check_texts(proof_path, model_path)
     limits = options.limits
     if proof_path is None:
@@ -282,7 +284,7 @@ def files_report(
     num_vars, offsets, lits = read_cnf(
         cnf_path, limits, _bounds.cnf_bytes(limits) if max_bytes is None else max_bytes
     )
-    checker = checker_of_arrays(num_vars, offsets, lits, options)
+    checker = checker_of_arrays(num_vars, offsets, lits, options, lrat)
     check_stream(
         checker,
         proof_path,

@@ -25,6 +25,7 @@ from ._core.advice import reread_hint, verdict_hint
 from ._core.options import Options
 from ._core.outcome import Outcome
 from ._io.dimacs_text import DimacsError, Input
+from ._io.lrat_out import LratOut, LratWriteError
 from ._io.proofstream import proof_parts
 from ._io.whole_files import read_cnf
 from .dimacs import StepMemo, files_report
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from ._core.report import Report
     from ._core.types import EngineName, Progress, ProofFormat, Reading
 
-__all__ = ["check_files"]
+__all__ = ["LratWriteError", "check_files"]
 
 Notes = Callable[[str], None]
 
@@ -54,6 +55,8 @@ def check_files(
     notes: Notes | None = None,
     proof_format: ProofFormat = "auto",
     max_bytes: int | None = None,
+    lrat: Any = None,
+    lrat_binary: bool = False,
 ) -> Outcome:
     """Check a DIMACS CNF file with a DRUP proof (an unsat claim) or a model (a
     sat claim) file; return the Outcome, as ``check_json`` does for text.
@@ -73,10 +76,17 @@ def check_files(
     output skipped (status lines, a header).  Malformed text, unreadable
     files and limits give a rejected Outcome with the error (a CheckError)
     and its ``hint``; a result that is not valid a Report with its ``hint``.
-    docs/semantics.md ("Checking files") has the details.
+    ``lrat`` (a path, or a binary stream) receives the proof as LRAT, binary
+    with ``lrat_binary``: a file is put in place only when the verdict is
+    valid (else it is removed), a stream gets the empty clause only then;
+    LratWriteError (an OSError) when it cannot be written.
+    docs/semantics.md ("Checking files", "LRAT out") has the details.
     """
     if (proof is None) == (model is None):
         raise TypeError("give exactly one of proof (an unsat claim) and model (a sat claim)")
+    if lrat is not None and proof is None:
+        raise TypeError("lrat needs a proof: a sat claim has no LRAT")
+    out = None if lrat is None else LratOut(lrat, lrat_binary)
     if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
         raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
     clock = Deadline(timeout, progress)
@@ -93,6 +103,7 @@ def check_files(
         notes=notes,
         proof_format=proof_format,
         max_bytes=max_bytes,
+        lrat=out,
     )
 
 
@@ -148,10 +159,12 @@ def files_outcome(
     max_bytes: int | None = None,
     reading: Reading | None = None,
     memo: StepMemo | None = None,
+    lrat: LratOut | None = None,
 ) -> Outcome:
     """``check_files`` under Options made by the door (``clock`` is their
     progress callback); ``reading`` gets the byte progress, ``memo`` keeps
-    the steps that ``--explain`` names."""
+    the steps that ``--explain`` names, ``lrat`` the first reading's LRAT
+    (closed here: put in place when valid, else taken away)."""
 
     def on_bytes(read: int, total: int | None) -> None:
         clock.bytes(read, total)
@@ -159,6 +172,7 @@ def files_outcome(
             reading(read, total)
 
     def report_of(opts: Options, keep: StepMemo | None = None) -> Report:
+        first = opts is options  # a second reading says nothing, writes nothing
         return files_report(
             opts,
             cnf,
@@ -168,13 +182,21 @@ def files_outcome(
             reading=on_bytes,
             memo=keep,
             proof_format=proof_format,
-            notes=notes if opts is options else None,  # a second reading says nothing
+            notes=notes if first else None,
+            lrat=lrat.open() if first and lrat is not None else None,
         )
 
     try:
-        report = report_of(options, memo)
+        try:
+            report = report_of(options, memo)
+        except BaseException:
+            if lrat is not None:
+                lrat.close(False, "the check did not end")
+            raise
     except _TimeUp:
         return Outcome.rejected(clock.error())
+    except LratWriteError:
+        raise  # the output failed, not the input
     except (DimacsError, OSError) as err:
         return Outcome.rejected(file_error(err, cnf, proof, model))
     except LimitExceeded as err:
@@ -182,6 +204,8 @@ def files_outcome(
         return Outcome.rejected(err)
     except CheckError as err:
         return Outcome.rejected(err)
+    if lrat is not None:
+        lrat.close(report.result["valid"])
     if not report.result["valid"]:
         report.hint = verdict_of_files(report, options, report_of, proof)
     return Outcome.checked(report)

@@ -1,6 +1,7 @@
 """Checker: an unsat claim checked step by step, as the proof arrives.
 
-    checker = Checker(cnf, engine="auto", limits=None, deletions="strict", reading=None)
+    checker = Checker(cnf, engine="auto", limits=None, deletions="strict", reading=None,
+                      lrat=None, lrat_binary=False)
     checker.add([1, 2]); checker.delete([1, 2])     # one step each
     checker.feed(steps)                             # an iterable of {"add": ...}/{"delete": ...}
     report = checker.finish()                       # a Report, as run() gives
@@ -22,7 +23,14 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from ..errors import LimitExceeded
 from . import session
-from .codes import STATUS_CONCLUDED, STATUS_VALID, STATUS_WORK_LIMIT, STEP_ADD, STEP_DELETE
+from .codes import (
+    STATUS_CONCLUDED,
+    STATUS_VALID,
+    STATUS_WORK_LIMIT,
+    STEP_ADD,
+    STEP_DELETE,
+    check_sink,
+)
 from .options import Options
 from .report import Report, work_limit_error
 from .sizes import memory_error
@@ -103,6 +111,12 @@ class Checker:
     request).  Memory follows the clauses alive at the time, whatever the
     number of steps fed.  docs/semantics.md, "Checking step by step".
 
+    ``lrat``, a binary stream (``write(bytes)``), receives the proof as LRAT
+    as it is checked (binary LRAT with ``lrat_binary=True``), for a formally
+    verified checker to confirm; its last line, the empty clause, is written
+    by ``finish()`` only when the verdict is valid (docs/semantics.md, "LRAT
+    out").
+
     After ``finish()``, or after a call raised (an error, or an exception
     from ``progress``), every call raises RuntimeError.  One call at a time:
     a Checker is not shared between threads.
@@ -119,9 +133,13 @@ class Checker:
         deletions: Deletions = "strict",
         reading: ProofReading | None = None,
         progress: Progress | None = None,
+        lrat: Any = None,
+        lrat_binary: bool = False,
     ) -> None:
         options = Options.of(engine, limits, deletions, progress, reading)
-        self._open(*validate_cnf(cnf, options.limits), options)
+        check_sink(lrat, lrat_binary)
+        sink = None if lrat is None else (lrat, lrat_binary)
+        self._open(*validate_cnf(cnf, options.limits), options, sink)
 
     # A check in progress lives in the kernel's memory: it is not copied.
     def __reduce__(self) -> NoReturn:
@@ -148,7 +166,12 @@ class Checker:
         return checker_of_arrays(num_vars, clause_offsets, clause_lits, opts)
 
     def _open(
-        self, num_vars: int, clause_offsets: array[int], clause_lits: array[int], options: Options
+        self,
+        num_vars: int,
+        clause_offsets: array[int],
+        clause_lits: array[int],
+        options: Options,
+        lrat: tuple[Any, bool] | None = None,
     ) -> None:
         if hasattr(self, "_idle"):  # __init__ called again, from a callback or later
             self._closed = "__init__() was called again"
@@ -176,7 +199,9 @@ class Checker:
         self._one_offsets = array("i", [0, 0])  # step's kind and offsets (the kernel copies them)
         try:
             self._kernel: KernelObject  # done at once: a CNF that ends a drat-trim check
-            self._kernel, self._done = session.start(options, num_vars, clause_offsets, clause_lits)
+            self._kernel, self._done = session.start(
+                options, num_vars, clause_offsets, clause_lits, lrat
+            )
         except LimitExceeded:
             self._closed = "the work cap was passed"
             raise
@@ -439,11 +464,16 @@ class Checker:
 
 
 def checker_of_arrays(
-    num_vars: int, clause_offsets: array[int], clause_lits: array[int], options: Options
+    num_vars: int,
+    clause_offsets: array[int],
+    clause_lits: array[int],
+    options: Options,
+    lrat: tuple[Any, bool] | None = None,
 ) -> Checker:
     """A Checker for a CNF that arrives as flat arrays (the DIMACS door: literals
-    already within ``1..num_vars``, checked against the size limits here)."""
+    already within ``1..num_vars``, checked against the size limits here);
+    ``lrat`` (sink, binary) as for ``session.start``."""
     validate_cnf_arrays(num_vars, clause_offsets, clause_lits, options.limits)
     checker = Checker.__new__(Checker)
-    checker._open(num_vars, clause_offsets, clause_lits, options)
+    checker._open(num_vars, clause_offsets, clause_lits, options, lrat)
     return checker

@@ -96,6 +96,15 @@ def reading_code(reading: object) -> int:
     )
 
 
+def check_sink(lrat: object, lrat_binary: object) -> None:
+    """TypeError unless a Kernel's ``lrat`` is None or has a callable ``write``
+    and ``lrat_binary`` is a bool (SPEC §10; the compiled kernel checks the same)."""
+    if lrat is not None and not callable(getattr(lrat, "write", None)):
+        raise TypeError(f"lrat must have a write() method, not {type(lrat).__name__}")
+    if type(lrat_binary) is not bool:
+        raise TypeError(f"lrat_binary must be a bool, not {type(lrat_binary).__name__}")
+
+
 # DIMACS/DRUP scanner outcomes (the same numbers as csrc/dimacs_scan.h's SCC_*).
 SCAN_OK = 0
 SCAN_ERR_TOKEN = 1  # not an integer (or a misplaced 'd' / 'p')

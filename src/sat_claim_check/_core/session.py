@@ -9,7 +9,7 @@ error, in ``report.outcome`` only.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .advice import verdict_hint
 from .codes import STATUS_CONCLUDED, STATUS_WORK_LIMIT
@@ -69,16 +69,31 @@ def _check(v: Validated, options: Options) -> Report:
 
 
 def start(
-    options: Options, num_vars: int, clause_offsets: array[int], clause_lits: array[int]
+    options: Options,
+    num_vars: int,
+    clause_offsets: array[int],
+    clause_lits: array[int],
+    lrat: tuple[Any, bool] | None = None,
 ) -> tuple[KernelObject, bool]:
     """A kernel holding the CNF, its initial propagation done, and whether the
     check has concluded already (the drat-trim reading, a CNF inconsistent
     alone: no step is fed then).  Steps are fed to it (``feed``,
     ``feed_step``) until ``finish``.  Raises the work limit's LimitExceeded
-    when the initial propagation passes the cap."""
+    when the initial propagation passes the cap.  ``lrat``: (sink, binary),
+    where the kernel writes the LRAT (SPEC §10), or None."""
     max_work = options.limits.max_propagation_work
+    sink, binary = (None, False) if lrat is None else lrat
     kernel = options.kernel.Kernel(
-        num_vars, clause_offsets, clause_lits, None, None, None, max_work, options.reading_code
+        num_vars,
+        clause_offsets,
+        clause_lits,
+        None,
+        None,
+        None,
+        max_work,
+        options.reading_code,
+        lrat=sink,
+        lrat_binary=binary,
     )
     status = kernel.start(options.progress)
     if status == STATUS_WORK_LIMIT:

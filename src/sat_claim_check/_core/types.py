@@ -152,6 +152,8 @@ if TYPE_CHECKING:
             step_lits: Optional[Ints],
             max_work: int,
             reading: int = ...,
+            lrat: Any = ...,
+            lrat_binary: bool = ...,
         ) -> KernelObject: ...
 
     class ConverterModule(Protocol):

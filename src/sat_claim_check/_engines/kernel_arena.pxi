@@ -468,6 +468,9 @@ cdef int _load_cnf(Kernel self, Py_ssize_t more_clauses, Py_ssize_t more_lits) e
     _zeroed(<void**>&self.marks, self.n_lits, sizeof(uint8_t))
     _grow(<void**>&self.reason, nv + 1, sizeof(cref_t))
     _grow(<void**>&self.trail, nv + 1, sizeof(lit_t))
+    _grow(<void**>&self.trail_pos, nv + 1, sizeof(int32_t))
+    if self._lrat is not None:
+        _grow(<void**>&self.lrat_vars, nv + 1, sizeof(int32_t))
 
     # The stores: room for the CNF and some more (for run(), room for every
     # step as well: it holds the whole proof anyway, and growing costs time).
@@ -513,6 +516,12 @@ cdef int _load_cnf(Kernel self, Py_ssize_t more_clauses, Py_ssize_t more_lits) e
     self.steps_checked = 0
     self.ended_early = False
     self.chunk_index = -1
+    self.lrat_open = self._lrat is not None
+    self.lrat_done = False
+    self.lrat_last = m
+    self.n_cnf = m
+    self.lrat_buf.len = 0
+    self.lrat_closing.len = 0
     return 0
 
 
@@ -658,4 +667,5 @@ cdef void _free(Kernel self) noexcept:
     self.deletions = NULL
     free(self.ignored)
     self.ignored = NULL
+    _lrat_free(self)
     self.n_lits = 0

@@ -42,6 +42,13 @@ cdef struct clause_t:
     int8_t kind             # TAUTOLOGY, EMPTY, UNIT, LONG, or FREE (no clause here)
 
 
+cdef struct bytes_t:
+    # A growable byte buffer (the LRAT's lines).
+    char* data
+    Py_ssize_t len          # bytes in use
+    Py_ssize_t cap          # bytes allocated
+
+
 cdef struct group_t:
     # The live clauses with one literal set, a stack through clause_t.below.
     uint64_t hash           # scc_set_hash of the literal set
@@ -137,6 +144,24 @@ cdef class Kernel:
     cdef int64_t step_index             # the failing step, or -1
     cdef int64_t steps_checked          # steps that succeeded (the next step's index)
     cdef bint ended_early               # SPEC §4.5: stopped valid at an inconsistent state
+
+    # LRAT out (SPEC §10, kernel_lrat.pxi).
+    cdef object _lrat                   # the sink: write(bytes), or None
+    cdef bint lrat_binary               # binary LRAT, not text
+    cdef bint lrat_open                 # lines are still being made (no inconsistent state yet)
+    cdef bint lrat_done                 # finish() has written it out
+    cdef int64_t lrat_last              # the last number written
+    cdef int64_t n_cnf                  # the CNF's clauses: numbers 1..n_cnf
+    cdef bytes_t lrat_buf               # lines not yet written
+    cdef bytes_t lrat_closing           # the empty clause's line, held back until valid
+    cdef int32_t* trail_pos             # per variable: its index on the trail
+    cdef int32_t* lrat_vars             # per walk: the variables it marked (nvars + 1)
+    # CNF clauses that repeat a literal, ids ascending: the r-th is numbered
+    # n_cnf + 1 + r in the LRAT (its copy without the repeats), and lemmas
+    # after the copies.
+    cdef int64_t* lrat_copied
+    cdef Py_ssize_t n_copied
+    cdef Py_ssize_t copied_room
 
     # The methods, in the order of kernel_c.pyx (the Kernel's C-only parts are
     # functions of it, in kernel_arena.pxi).

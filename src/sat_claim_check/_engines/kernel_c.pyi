@@ -28,6 +28,8 @@ class Kernel:
         step_lits: Ints | None,
         max_work: int,
         reading: int = READING_STRICT,
+        lrat: Any = None,
+        lrat_binary: bool = False,
     ) -> None: ...
     @property
     def work(self) -> int:

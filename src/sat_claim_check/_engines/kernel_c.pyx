@@ -113,6 +113,8 @@ cdef tuple _ALL_STEPS_VALID = (_codes.STATUS_VALID, -1)
 
 # The C-only parts: C memory, watch lists in a pool, the collection, loading.
 include "kernel_arena.pxi"
+# LRAT out (SPEC §10): the lines, the walk of the reasons, the buffers.
+include "kernel_lrat.pxi"
 
 
 cdef object _check_polling(object progress, object poll_interval):
@@ -136,10 +138,14 @@ cdef class Kernel:
         self.phase = NEW
 
     def __init__(self, num_vars, clause_offsets, clause_lits,
-                 step_kinds, step_offsets, step_lits, max_work, reading=0):
+                 step_kinds, step_offsets, step_lits, max_work, reading=0,
+                 lrat=None, lrat_binary=False):
         self._not_running()         # run() reads the step buffers this replaces
         # Exact ints and bools only (ValueError otherwise), before anything changes.
         code = _codes.reading_code(reading)
+        _codes.check_sink(lrat, lrat_binary)        # TypeError
+        self._lrat = lrat           # SPEC §10: where the LRAT goes, or None
+        self.lrat_binary = lrat_binary
         self.reading = code
         self.lenient = code != READING_STRICT
         self._num_vars = _as_int(num_vars, "num_vars")
@@ -190,6 +196,7 @@ cdef class Kernel:
         self.vals[lit] = TRUE
         self.vals[lit ^ 1] = FALSE
         self.reason[lit >> 1] = why
+        self.trail_pos[lit >> 1] = self.trail_len
         self.trail[self.trail_len] = lit
         self.trail_len += 1
         self.work += 1
@@ -412,6 +419,7 @@ cdef class Kernel:
         cdef pool_t* wpool = &self.wpool
         cdef lit_t* trail = self.trail
         cdef cref_t* reason = self.reason
+        cdef int32_t* trail_pos = self.trail_pos
         cdef int32_t trail_len = self.trail_len
         cdef int32_t qhead = self.qhead
         cdef int64_t work = self.work
@@ -513,6 +521,7 @@ cdef class Kernel:
                     vals[other] = TRUE
                     vals[other ^ 1] = FALSE
                     reason[other >> 1] = L[-2]
+                    trail_pos[other >> 1] = trail_len
                     trail[trail_len] = other
                     trail_len += 1
                     work += 1
@@ -566,6 +575,7 @@ cdef class Kernel:
         cdef int32_t level0, i
         cdef bint rup = False
         cdef lit_t lit
+        cdef cref_t found = NONE
         # §4.3 RUP step 1: "tautology or inconsistent state -> RUP, no work"
         if tautology or self._inconsistent():
             return 1
@@ -581,7 +591,11 @@ cdef class Kernel:
                 self._assign(lit ^ 1, NONE)
         # §4.3 RUP step 3: "propagate(); a clause returned -> RUP"
         if not rup:
-            rup = self._propagate() != NONE
+            found = self._propagate()
+            rup = found != NONE
+        # §10: the lemma's line, from the assignment that refutes it.
+        if rup and self.lrat_open and found != LIMIT:
+            _lrat_addition(self, lits, n, found)
         # §4.3 RUP step 4: "undo every assignment made after the level-0 trail"
         self._undo_to(level0)
         return rup
@@ -737,6 +751,9 @@ cdef class Kernel:
         for k in range(self.n_steps):
             cid = self._store(self.step_lits + self.step_off[k],
                               self.step_off[k + 1] - self.step_off[k])
+            if (self.lrat_open and self.clauses[cid].kind != TAUTOLOGY
+                    and self.clauses[cid].size < self.step_off[k + 1] - self.step_off[k]):
+                _lrat_copy(self, cid)                   # §10: it repeats a literal
             if self.clauses[cid].kind == LONG:
                 self._watch(cid)
         self.n_steps = 0
@@ -744,8 +761,10 @@ cdef class Kernel:
         if self.work > self.max_work:
             self.status = STATUS_WORK_LIMIT
             self.step_index = -1
-        else:
-            self._concludes()
+            return 0
+        if self.lrat_open and self._inconsistent():
+            _lrat_close(self)
+        self._concludes()
         return 0
 
     def feed(self, kinds, offsets, lits):
@@ -826,12 +845,15 @@ cdef class Kernel:
     cdef int _feed_chunk(self) except -1 nogil:
         """SPEC §4.1: the chunk's steps in order, until one fails or passes the cap;
         between steps, a collection when one is due."""
-        cdef Py_ssize_t i
+        cdef Py_ssize_t i, written
+        cdef int64_t last
         cdef int status
         self.n_deletions = 0
         self.n_ignored = 0
         self.chunk_index = -1
         for i in range(self.n_steps):
+            written = self.lrat_buf.len
+            last = self.lrat_last
             if self.work >= self.next_poll:
                 # Work outside propagation (assignments of a RUP check, a rebuild's
                 # units) counts towards the next poll too.
@@ -842,11 +864,15 @@ cdef class Kernel:
                 # its verdict.
                 status = STATUS_WORK_LIMIT
             if status != STATUS_VALID:
+                self.lrat_buf.len = written     # a failing step writes nothing
+                self.lrat_last = last
                 self.status = status
                 self.step_index = self.steps_checked
                 self.chunk_index = i
                 return 0
             self.steps_checked += 1
+            if self.lrat_open:
+                _lrat_step_done(self)
             if self._concludes():
                 self.chunk_index = i
                 return 0
@@ -893,12 +919,17 @@ cdef class Kernel:
             raise RuntimeError(self._not_checking("finish()"))
         if self.phase == CHECKING:
             self.phase = FINISHED
-        _free(self)
-        self._progress = None
         if self.status != STATUS_VALID:
-            return (self.status, self.step_index, self.steps_checked, self.work)
-        return (STATUS_VALID if self.derived_empty or self.ended_early
-                else STATUS_EMPTY_CLAUSE_NOT_DERIVED, -1, self.steps_checked, self.work)
+            out = (self.status, self.step_index, self.steps_checked, self.work)
+        else:
+            out = (STATUS_VALID if self.derived_empty or self.ended_early
+                   else STATUS_EMPTY_CLAUSE_NOT_DERIVED, -1, self.steps_checked, self.work)
+        try:
+            _lrat_finish(self, out[0] == STATUS_VALID)
+        finally:
+            _free(self)
+            self._progress = None
+        return out
 
     cdef str _not_checking(self, str call):
         if self.phase == NEW:
@@ -999,6 +1030,8 @@ cdef class Kernel:
                 self.groups[g].top = self.free_groups
                 self.free_groups = g
                 self.live_groups -= 1
+            if self.lrat_open:
+                _lrat_deletion(self, cid)
             self._delete(cid, s)
             return STATUS_VALID
         # §4.1 add: "Then C must be RUP (§4.3) in the current multiset, else

@@ -95,8 +95,10 @@ from .._core.codes import (
     STEP_ADD_OUT_OF_RANGE,
     STEP_DELETE,
     STEP_DELETE_NO_MATCH,
+    check_sink,
     reading_code,
 )
+from .lrat_py import FLUSH_BYTES, LratLines
 
 if TYPE_CHECKING:
     from .._core.types import Ints, Progress
@@ -182,6 +184,16 @@ class Kernel:
     lenient: bool
     ignored_deletions: array[int]
     ended_early: bool
+    lrat_sink: Any
+    lrat_binary: bool
+    trail_pos: list[int]
+    lrat_lines: LratLines | None
+    lrat_open: bool
+    lrat_last: int
+    lrat_closing: bytes
+    lrat_done: bool
+    lrat_copies: dict[int, int]
+    lrat_shift: int
 
     def __init__(
         self,
@@ -193,6 +205,8 @@ class Kernel:
         step_lits: Ints | None,
         max_work: int,
         reading: int = READING_STRICT,
+        lrat: Any = None,
+        lrat_binary: bool = False,
     ) -> None:
         busy = getattr(self, "_busy", None)
         if busy is None:
@@ -200,6 +214,9 @@ class Kernel:
         else:
             self._not_running()  # run() reads the proof this replaces
         code = reading_code(reading)  # ValueError before anything changes
+        check_sink(lrat, lrat_binary)
+        self.lrat_sink = lrat  # SPEC §10: where the LRAT goes, or None
+        self.lrat_binary = lrat_binary
         self.num_vars = num_vars
         self.reading = code
         self.lenient = code != READING_STRICT  # SPEC §4.4: some deletions are ignored
@@ -224,6 +241,7 @@ class Kernel:
         self.watches = {}  # literal -> list of long clause ids
         self.values = [UNASSIGNED] * (self.num_vars + 1)
         self.reason = [NONE] * (self.num_vars + 1)
+        self.trail_pos = [0] * (self.num_vars + 1)  # per assigned variable: its trail index
         self.trail = []
         self.qhead = 0
         self.conflict = NONE
@@ -241,6 +259,19 @@ class Kernel:
         # bytes each, as a proof may have millions of them.
         self.reason_deletions = array("q")
         self.ignored_deletions = array("q")
+        # SPEC §10: the LRAT not yet written; open until the first inconsistent
+        # state, when its last line (the empty clause) is made and held back
+        # until the verdict is known to be valid.
+        self.lrat_lines = None if self.lrat_sink is None else LratLines(self.lrat_binary)
+        self.lrat_open = self.lrat_sink is not None
+        self.lrat_last = len(self.clause_offsets) - 1  # the last number written
+        self.lrat_closing = b""
+        self.lrat_done = False  # finish() has written it out
+        # CNF clauses that repeat a literal, by id: the number of their copy
+        # without the repeats (cake_lpr reads a clause as given, so "1 1 0" would
+        # not be unit); lemmas are numbered after the copies.
+        self.lrat_copies = {}
+        self.lrat_shift = 0
 
     # -- one call at a time ------------------------------------------------------------
 
@@ -264,6 +295,7 @@ class Kernel:
     def assign(self, lit: int, reason: int) -> None:
         self.values[abs(lit)] = TRUE if lit > 0 else FALSE
         self.reason[abs(lit)] = reason
+        self.trail_pos[abs(lit)] = len(self.trail)
         self.trail.append(lit)
         self.work += 1
 
@@ -396,8 +428,12 @@ class Kernel:
                 break
             if v == UNASSIGNED:
                 self.assign(-lit, NONE)
+        conflict = NONE
         if not rup:
-            rup = self.propagate() != NONE
+            conflict = self.propagate()
+            rup = conflict != NONE
+        if rup and self.lrat_open:
+            self.lrat_addition(distinct, conflict)
         self.undo_to(level0)
         return rup
 
@@ -483,10 +519,14 @@ class Kernel:
         offsets = self.clause_offsets
         try:
             for k in range(len(offsets) - 1):
-                distinct = distinct_literals(self.clause_lits[offsets[k] : offsets[k + 1]])
+                given = self.clause_lits[offsets[k] : offsets[k + 1]]
+                distinct = distinct_literals(given)
                 cid, kind = self.store(distinct, is_tautology(distinct))
+                if self.lrat_open and len(distinct) < len(given) and kind != TAUTOLOGY:
+                    self.lrat_copy(cid, distinct)
                 if kind == LONG:
                     self.watch(cid)
+            self.lrat_shift = len(self.lrat_copies)
             self.build()
         except BaseException:
             self.phase = BROKEN
@@ -495,6 +535,8 @@ class Kernel:
             self.status = STATUS_WORK_LIMIT
             self.phase = STOPPED
             return STATUS_WORK_LIMIT
+        if self.lrat_open and self.inconsistent():
+            self.lrat_close()
         if self.concludes():
             return STATUS_CONCLUDED
         self.phase = CHECKING
@@ -519,6 +561,7 @@ class Kernel:
                 f"{len(kinds)} step kinds need {len(kinds) + 1} offsets, got {len(offsets)}"
             )
         for i in range(len(kinds)):
+            written = self.lrat_mark()
             try:
                 if self.work >= self.next_poll:
                     self.poll()
@@ -529,11 +572,18 @@ class Kernel:
             if self.work > self.max_work:
                 status = STATUS_WORK_LIMIT  # whatever the step's verdict
             if status != STATUS_VALID:
+                self.lrat_truncate(written)  # a failing step writes nothing
                 self.status = status
                 self.step_index = self.steps_checked
                 self.phase = STOPPED
                 return status, i
             self.steps_checked += 1
+            if self.lrat_open:
+                try:
+                    self.lrat_step_done()
+                except BaseException:
+                    self.phase = BROKEN  # the sink's write() raised
+                    raise
             if self.concludes():
                 return STATUS_CONCLUDED, i
         return STATUS_VALID, -1
@@ -585,10 +635,13 @@ class Kernel:
         if self.phase == CHECKING:
             self.phase = FINISHED
         if self.status != STATUS_VALID:
-            return self.status, self.step_index, self.steps_checked, self.work
-        if not self.derived_empty and not self.ended_early:
-            return STATUS_EMPTY_CLAUSE_NOT_DERIVED, -1, self.steps_checked, self.work
-        return STATUS_VALID, -1, self.steps_checked, self.work
+            status, step_index = self.status, self.step_index
+        elif not self.derived_empty and not self.ended_early:
+            status, step_index = STATUS_EMPTY_CLAUSE_NOT_DERIVED, -1
+        else:
+            status, step_index = STATUS_VALID, -1
+        self.lrat_finish(status == STATUS_VALID)
+        return status, step_index, self.steps_checked, self.work
 
     def not_checking(self, call: str) -> str:
         if self.phase == NEW:
@@ -639,6 +692,8 @@ class Kernel:
             cid = ids.pop()  # the live equal clause with the highest id
             if not ids:
                 del self.by_set[key]
+            if self.lrat_open:
+                self.lrat_deletion(cid)
             self.delete(cid, s)
             return STATUS_VALID
         distinct = distinct_literals(given)
@@ -665,6 +720,108 @@ class Kernel:
             return True
         L = self.lits[cid]
         return kind == LONG and self.value(L[0]) == TRUE and self.reason[abs(L[0])] == cid
+
+    # -- LRAT out (SPEC §10) ------------------------------------------------------------
+    # Numbers are ids + 1 (the CNF's clauses are 1..m in file order).  Nothing
+    # here counts work.
+
+    def justify(self, conflict: int, assumed: Iterable[int]) -> list[int]:
+        """The hints refuting the current assignment at ``conflict`` (a falsified
+        clause), the variables of ``assumed`` taken as given: the reasons of the
+        literals it rests on, in trail order, then ``conflict`` itself."""
+        seen = {abs(lit) for lit in assumed}
+        positions = []
+        pending = [abs(lit) for lit in self.lits[conflict]]
+        while pending:
+            v = pending.pop()
+            if v in seen:
+                continue
+            seen.add(v)
+            why = self.reason[v]
+            assert why != NONE, v  # only the lemma's own literals are assumed
+            positions.append(self.trail_pos[v])
+            pending.extend(abs(lit) for lit in self.lits[why])
+        positions.sort()
+        hints = [self.lrat_number(self.reason[abs(self.trail[p])]) for p in positions]
+        hints.append(self.lrat_number(conflict))
+        return hints
+
+    def lrat_number(self, cid: int) -> int:
+        """Clause ``cid``'s number in the LRAT."""
+        m = len(self.clause_offsets) - 1
+        if cid < m:
+            return self.lrat_copies.get(cid, cid + 1)
+        return cid + 1 + self.lrat_shift
+
+    def lrat_copy(self, cid: int, distinct: list[int]) -> None:
+        """A CNF clause that repeats a literal: its copy without the repeats, next."""
+        assert self.lrat_lines is not None
+        self.lrat_last = len(self.clause_offsets) + len(self.lrat_copies)
+        self.lrat_copies[cid] = self.lrat_last
+        self.lrat_lines.addition(self.lrat_last, distinct, [cid + 1])
+
+    def lrat_addition(self, distinct: list[int], conflict: int) -> None:
+        """The line of a lemma found RUP (before its assumptions are undone):
+        refuted at ``conflict``, or, when NONE, true at level 0 already."""
+        if conflict == NONE:
+            # A literal TRUE at level 0: the first such on the trail, so that
+            # its justification meets none of the lemma's other TRUE literals.
+            true = [lit for lit in distinct if self.value(lit) == TRUE]
+            first = min(true, key=lambda lit: self.trail_pos[abs(lit)])
+            conflict = self.reason[abs(first)]
+        assert self.lrat_lines is not None
+        self.lrat_last = self.lrat_number(self.next_id)  # the id store() gives it
+        self.lrat_lines.addition(self.lrat_last, distinct, self.justify(conflict, distinct))
+
+    def lrat_deletion(self, cid: int) -> None:
+        """The line of a delete that removes clause ``cid`` (none for a lemma that
+        is a tautology: those are never written)."""
+        if cid < len(self.clause_offsets) - 1 or self.kind[cid] != TAUTOLOGY:
+            assert self.lrat_lines is not None
+            self.lrat_lines.deletion(self.lrat_last, self.lrat_number(cid))
+
+    def lrat_close(self) -> None:
+        """The state is inconsistent: the LRAT ends with the empty clause, justified
+        now and held back until the verdict is known."""
+        assert self.lrat_lines is not None
+        self.lrat_open = False
+        if self.live_empty > 0:  # only a CNF's: a lemma comes once the LRAT is closed
+            hints = [min(cid for cid, kind in self.kind.items() if kind == EMPTY) + 1]
+        else:
+            hints = self.justify(self.conflict, ())
+        number = self.lrat_number(self.next_id)
+        self.lrat_closing = self.lrat_lines.addition_bytes(number, (), hints)
+
+    def lrat_step_done(self) -> None:
+        """After a step that succeeded: close at an inconsistent state, write out a
+        full buffer."""
+        assert self.lrat_lines is not None and self.lrat_sink is not None
+        if self.inconsistent():
+            self.lrat_close()
+        if len(self.lrat_lines.buf) >= FLUSH_BYTES:
+            self.lrat_sink.write(self.lrat_lines.take())
+
+    def lrat_mark(self) -> tuple[int, int]:
+        """Where the LRAT is before a step (``lrat_truncate`` goes back there)."""
+        return (0 if self.lrat_lines is None else len(self.lrat_lines.buf)), self.lrat_last
+
+    def lrat_truncate(self, mark: tuple[int, int]) -> None:
+        if self.lrat_lines is not None:
+            del self.lrat_lines.buf[mark[0] :]
+            self.lrat_last = mark[1]
+
+    def lrat_finish(self, valid: bool) -> None:
+        """Write out the rest, with the closing line only when the verdict is valid."""
+        if self.lrat_lines is None or self.lrat_done:
+            return
+        self.lrat_done = True
+        out = self.lrat_lines.take()
+        if valid:
+            assert self.lrat_closing, "a valid verdict has met an inconsistent state"
+            out += self.lrat_closing
+        if out:
+            assert self.lrat_sink is not None
+            self.lrat_sink.write(out)
 
     # -- for the tests and the benchmarks ----------------------------------------------
 

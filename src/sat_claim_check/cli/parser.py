@@ -365,6 +365,17 @@ def add_file_check_options(parser: argparse.ArgumentParser, explain: str) -> Non
     parser.add_argument(
         "-o", "--output", default="-", metavar="OUT", help="write to OUT instead of standard output"
     )
+    parser.add_argument(
+        "--lrat",
+        metavar="FILE",
+        help="write the proof as LRAT to FILE (- for standard output, the result "
+        "line then going to stderr), for a formally verified checker such as "
+        "cake_lpr; FILE is put in place only when the proof is valid, and "
+        "removed otherwise",
+    )
+    parser.add_argument(
+        "--lrat-binary", action="store_true", help="with --lrat: binary LRAT instead of text"
+    )
     add_engine_options(parser)
     add_progress_options(parser)
     add_deletions_option(parser)

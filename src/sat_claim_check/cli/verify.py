@@ -5,10 +5,12 @@ same check under the contract's limits."""
 from __future__ import annotations
 
 import argparse
+import sys
 
 from .._core.codes import EXIT_REJECTED
 from .._core.hints import limit_lines
 from .._core.options import Options
+from .._io.lrat_out import LratOut, LratWriteError
 from ..dimacs import StepMemo
 from ..errors import CheckError, LimitExceeded
 from ..files import Deadline, files_outcome
@@ -41,6 +43,9 @@ def check_files_command(args: argparse.Namespace, limits: Limits) -> int:
     if [args.cnf, args.proof, args.model].count("-") > 1:
         say("only one of the CNF, the proof and the model can be - (standard input)")
         return EXIT_REJECTED
+    lrat = lrat_of(args)
+    if isinstance(lrat, int):
+        return lrat
     position = Position(args.progress)
     clock = Deadline(getattr(args, "timeout", None), position)
     try:
@@ -61,11 +66,22 @@ def check_files_command(args: argparse.Namespace, limits: Limits) -> int:
             max_bytes=args.max_input_bytes,
             reading=position.line.bytes,
             memo=memo,
+            lrat=lrat,
         )
     except KeyboardInterrupt:
         return position.interrupted(None)
+    except LratWriteError as err:
+        position.line.close()
+        say(str(err))
+        return EXIT_REJECTED
     position.line.close()
-    code = write_output(args.output, outcome.body.decode("ascii"), outcome.exit_code)
+    if lrat is not None and lrat.path == "-" and args.output == "-":
+        print(outcome.body.decode("ascii"), file=sys.stderr)  # stdout holds the LRAT
+        code = outcome.exit_code
+    else:
+        code = write_output(args.output, outcome.body.decode("ascii"), outcome.exit_code)
+    if lrat is not None and lrat.message:
+        say(lrat.message)
     if outcome.error is not None:
         say_rejected(outcome.error)
         return code
@@ -79,6 +95,19 @@ def check_files_command(args: argparse.Namespace, limits: Limits) -> int:
     elif report.hint is not None:  # --explain says more than the hint
         say(f"hint: {report.hint}")
     return code
+
+
+def lrat_of(args: argparse.Namespace) -> LratOut | int | None:
+    """--lrat's LratOut (None without it), or the exit code of a misuse."""
+    if getattr(args, "lrat", None) is None:
+        if getattr(args, "lrat_binary", False):
+            say("--lrat-binary needs --lrat FILE")
+            return EXIT_REJECTED
+        return None
+    if args.proof is None:
+        say("--lrat needs a proof: a sat claim (--model) has no LRAT")
+        return EXIT_REJECTED
+    return LratOut(args.lrat, args.lrat_binary)
 
 
 def say_rejected(err: CheckError) -> None:
