@@ -145,7 +145,7 @@ def test_an_accepted_lrat_loses_a_hint_and_is_rejected() -> None:
         i = rng.choice(additions)
         words = lines[i].split()
         # Drop the last hint: the conflict; the propagation then ends without one.
-        lines[i] = " ".join(words[:-2] + ["0"])
+        lines[i] = " ".join([*words[:-2], "0"])
         with pytest.raises(LratRejected):
             check_lrat(request["cnf"]["clauses"], "\n".join(lines).encode() + b"\n")
         mutated += 1
@@ -252,21 +252,25 @@ def test_a_write_that_calls_back_into_the_kernel_is_refused() -> None:
     steps = [{"add": [v, v + 1]} for v in range(1, n)] * 400
     request = {"cnf": {"num_vars": n, "clauses": clauses}, "claim": "unsat", "proof": steps}
     nv, co, cl, kinds, offsets, lits = proofgen.to_flat(request)
+
+    class Reentrant:
+        def __init__(self) -> None:
+            self.kernel: Any = None
+            self.refused: list[str] = []
+
+        def write(self, data: bytes) -> None:
+            try:
+                self.kernel.feed(kinds[:1], offsets[:2], lits)
+            except RuntimeError as err:
+                self.refused.append(str(err))
+
     for module in _kernels():
-        refused: list[str] = []
-
-        class Reentrant:
-            def write(self, data: bytes) -> None:
-                try:
-                    kernel.feed(kinds[:1], offsets[:2], lits)
-                except RuntimeError as err:
-                    refused.append(str(err))
-
-        kernel = module.Kernel(nv, co, cl, None, None, None, BIG, 0, Reentrant())
+        sink = Reentrant()
+        kernel = sink.kernel = module.Kernel(nv, co, cl, None, None, None, BIG, 0, sink)
         kernel.start()
         kernel.feed(kinds, offsets, lits)
         kernel.finish()
-        assert refused and all("already running" in why for why in refused), module
+        assert sink.refused and all("already running" in why for why in sink.refused), module
 
 
 # -- cake_lpr, where it is on the PATH ------------------------------------------------
@@ -299,7 +303,7 @@ def test_cake_lpr_accepts_what_is_valid_and_rejects_a_lost_hint(tmp_path: Path) 
         lines = data.splitlines()
         if i % 2 == 0 and len(lines) > 1 and b" d " not in lines[0]:
             words = lines[0].split()
-            lines[0] = b" ".join(words[:-2] + [b"0"])
+            lines[0] = b" ".join([*words[:-2], b"0"])
             (tmp_path / "p.lrat").write_bytes(b"\n".join(lines) + b"\n")
             out = subprocess.run(
                 [CAKE_LPR, str(cnf), str(tmp_path / "p.lrat")], capture_output=True, text=True

@@ -15,11 +15,10 @@ Python object per step.
 
 from __future__ import annotations
 
-import functools
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from itertools import islice
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..errors import LimitExceeded
 from . import session
@@ -31,6 +30,7 @@ from .codes import (
     STEP_DELETE,
     check_sink,
 )
+from .one_call import ALREADY_RUNNING, one_call_at_a_time
 from .options import Options
 from .report import Report, work_limit_error
 from .sizes import memory_error
@@ -47,40 +47,6 @@ __all__ = ["Checker", "checker_of_arrays"]
 # time, _feed_arrays() its arrays.
 BATCH = 4096
 ARRAY_CHUNK = 1 << 16
-
-_Call = TypeVar("_Call", bound=Callable[..., Any])
-ALREADY_RUNNING = (
-    "this Checker is already running a call (one call at a time: not from "
-    "its progress callback, not from a second thread)"
-)
-
-
-def _one_call_at_a_time(method: _Call) -> _Call:
-    """Run a Checker method alone, and end the Checker if it raises.
-
-    A call made while another one runs (from a progress callback, or from a
-    second thread) is refused with RuntimeError and ends the Checker: the
-    running call holds a half-checked step.  Any exception a call lets out
-    ends the Checker too, so a step taken (from ``feed()``'s iterable, say) is
-    either checked or never answered for.  (``add`` and ``delete`` do the
-    same in ``_one``, without the wrapper's cost: they are called per step.)"""
-    name = method.__name__
-
-    @functools.wraps(method)
-    def alone(self: Checker, *args: Any) -> Any:
-        try:
-            self._idle.pop()
-        except IndexError:
-            self._refuse(name)
-        try:
-            return method(self, *args)
-        except BaseException as exc:
-            self._raised(f"{name}()", exc)
-            raise
-        finally:
-            self._idle.append(True)
-
-    return alone  # type: ignore[return-value]
 
 
 class Checker:
@@ -224,7 +190,7 @@ class Checker:
 
     def _one(self, key: str, kind: int, value: Any) -> None:
         """One step, {key: value}: what _take([{key: value}]) does, with less to build,
-        one call at a time (as ``_one_call_at_a_time`` does, inline).
+        one call at a time (as ``one_call_at_a_time`` does, inline).
 
         The kernel's feed_step takes the common step (a plain list of plain ints
         in range, within the limits) as it is; it declines any other, changing
@@ -269,7 +235,7 @@ class Checker:
         finally:
             self._idle.append(True)
 
-    @_one_call_at_a_time
+    @one_call_at_a_time
     def feed(self, steps: Iterable[Any]) -> None:
         """Check the steps of an iterable in order (each {"add": [...]} or
         {"delete": [...]}); return None.  The iterable is read 4096 items at a
@@ -288,7 +254,7 @@ class Checker:
             if not batch or not self._take(batch):
                 return
 
-    @_one_call_at_a_time
+    @one_call_at_a_time
     def _feed_arrays(self, kinds: array[int], offsets: array[int], lits: array[int]) -> None:
         """Check steps given as flat arrays, as the DIMACS/DRUP scanner makes them:
         ``kinds`` STEP_ADD or STEP_DELETE, step s being ``lits[offsets[s]:offsets[s
@@ -439,7 +405,7 @@ class Checker:
 
     # -- the end --------------------------------------------------------------
 
-    @_one_call_at_a_time
+    @one_call_at_a_time
     def finish(self) -> Report:
         """End the check; return its Report (the result, the work, the engine, the
         reason deletions, the ignored deletions), as ``run`` returns it for the

@@ -107,8 +107,6 @@ class LratOut:
         try:
             if valid and callable(getattr(stream, "flush", None)):
                 stream.flush()
-            if valid and self._file is not None and self._temp is not None:
-                os.fsync(self._file.fileno())  # whole on disk before it takes the name
             if self._file is not None:
                 self._file.close()
         except OSError as exc:

@@ -49,6 +49,9 @@ def command_request(args: argparse.Namespace) -> int:
             "(add --check to check it and explain the verdict)"
         )
         return EXIT_REJECTED
+    if (args.lrat is not None or args.lrat_binary) and not args.check:
+        say("--lrat needs --check: without --check, request only writes the request")
+        return EXIT_REJECTED
     if not args.check:
         return write_request(args)
     return check_files_command(args, limits_from(args))
