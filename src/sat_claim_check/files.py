@@ -86,7 +86,11 @@ def check_files(
         raise TypeError("give exactly one of proof (an unsat claim) and model (a sat claim)")
     if lrat is not None and proof is None:
         raise TypeError("lrat needs a proof: a sat claim has no LRAT")
+    if type(lrat_binary) is not bool:
+        raise TypeError(f"lrat_binary must be a bool, not {type(lrat_binary).__name__}")
     out = None if lrat is None else LratOut(lrat, lrat_binary)
+    if out is not None:
+        out.check_inputs(CNF=cnf, proof=proof)
     if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
         raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
     clock = Deadline(timeout, progress)

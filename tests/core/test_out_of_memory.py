@@ -139,7 +139,7 @@ class _Starved:
     """A kernel module whose Kernel runs out of memory on its first proof step."""
 
     class Kernel:
-        def __init__(self, *args):
+        def __init__(self, *args, **kwargs):
             self.work = 0
 
         def start(self, progress):

@@ -11,8 +11,10 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import proofgen
@@ -170,6 +172,8 @@ def test_check_files_says_when_the_lrat_cannot_be_written(tmp_path: Path) -> Non
 
     with pytest.raises(scc.LratWriteError, match="No space left"):
         scc.check_files(cnf, proof, lrat=Full())
+    with pytest.raises(ValueError, match="is the proof"):
+        scc.check_files(cnf, proof, lrat=proof)
     with pytest.raises(TypeError, match="a sat claim has no LRAT"):
         scc.check_files(cnf, model=proof, lrat=tmp_path / "x.lrat")
 
@@ -219,6 +223,10 @@ def test_verify_refuses_lrat_misuse(tmp_path: Path) -> None:
         *["verify", str(cnf), str(proof), "--lrat", str(tmp_path / "no/x.lrat")]
     )
     assert code == 2 and "cannot write the LRAT" in err
+    for same in (cnf, proof):
+        code, _, err = cli_text(*["verify", str(cnf), str(proof), "--lrat", str(same)])
+        assert code == 2 and "give another name" in err
+    assert proof.read_text() == "2 0\n0\n"  # the proof is still there
 
 
 def test_request_check_writes_the_lrat(tmp_path: Path) -> None:
@@ -280,3 +288,88 @@ def test_every_valid_corpus_proof_of_the_contract_tier_gives_an_accepted_lrat(
         _accepted(cnf, target)
         checked += 1
     assert checked > 50
+
+
+# -- where the LRAT goes: names that are not plain files ----------------------------------
+
+
+def test_a_link_to_standard_output_is_standard_output(tmp_path: Path) -> None:
+    cnf, proof = _files(tmp_path, "2 0\n0\n")
+    link = tmp_path / "out"
+    link.symlink_to("/proc/self/fd/1")
+    done = cli("verify", str(cnf), str(proof), "--lrat", str(link))
+    assert done.returncode == 0 and link.is_symlink()
+    _accepted(cnf, done.stdout)  # the LRAT alone: the result line went to stderr
+    assert b'"valid":true' in done.stderr
+
+
+def test_a_link_is_written_through_never_replaced(tmp_path: Path) -> None:
+    cnf, proof = _files(tmp_path, "2 0\n0\n")
+    real = tmp_path / "real.lrat"
+    real.write_text("old")
+    link = tmp_path / "link.lrat"
+    link.symlink_to(real)
+    assert scc.check_files(cnf, proof, lrat=link).status == "valid"
+    assert link.is_symlink()
+    _accepted(cnf, real)
+
+
+def test_names_that_cannot_be_files_are_refused_up_front(tmp_path: Path) -> None:
+    cnf, proof = _files(tmp_path, "2 0\n0\n")
+    for name in ("", str(tmp_path / "newdir") + os.sep, str(tmp_path)):
+        code, _, err = cli_text(*["verify", str(cnf), str(proof), "--lrat", name])
+        assert code == 2 and "cannot write the LRAT" in err, name
+    out = tmp_path / "s.out"
+    code, _, err = cli_text(*["verify", str(cnf), str(proof), "-o", str(out), "--lrat", str(out)])
+    assert code == 2 and "is the output" in err and not out.exists()
+    assert _leftovers(tmp_path) == [] and _leftovers(tmp_path.parent) == []
+
+
+def test_the_file_takes_the_umask_s_mode(tmp_path: Path) -> None:
+    cnf, proof = _files(tmp_path, "2 0\n0\n")
+    assert scc.check_files(cnf, proof, lrat=tmp_path / "a.lrat").status == "valid"
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (tmp_path / "a.lrat").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_short_writes_and_text_streams(tmp_path: Path) -> None:
+    cnf = EXAMPLES / "php5.cnf"
+    proof = EXAMPLES / "php5.drup"
+    got = bytearray()
+
+    class Short:  # writes three bytes a call, as a raw stream may
+        def write(self, data: bytes) -> int:
+            got.extend(bytes(data[:3]))
+            return min(3, len(data))
+
+    assert scc.check_files(cnf, proof, lrat=Short()).status == "valid"
+    _accepted(cnf, bytes(got))
+    with pytest.raises(TypeError, match="binary stream"):
+        scc.check_files(cnf, proof, lrat=io.StringIO())
+    with pytest.raises(TypeError, match="lrat_binary must be a bool"):
+        scc.check_files(cnf, proof, lrat_binary="yes")
+
+
+def test_sigterm_while_the_proof_is_awaited_leaves_nothing(tmp_path: Path) -> None:
+    cnf, _ = _files(tmp_path, "")
+    fifo = tmp_path / "proof.fifo"
+    os.mkfifo(fifo)
+    target = tmp_path / "out.lrat"
+    process = subprocess.Popen(
+        [*CLI, "verify", str(cnf), str(fifo), "--lrat", str(target)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        for _ in range(600):  # the temporary file exists once the check has begun
+            if _leftovers(tmp_path):
+                break
+            time.sleep(0.05)
+        assert _leftovers(tmp_path), "the check never began"
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 143, err
+    assert b"SIGTERM" in err and not target.exists() and _leftovers(tmp_path) == []

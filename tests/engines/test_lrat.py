@@ -310,3 +310,19 @@ def test_cake_lpr_accepts_what_is_valid_and_rejects_a_lost_hint(tmp_path: Path) 
             )
             assert "s VERIFIED UNSAT" not in out.stdout
     assert checked > 30
+
+
+@pytest.mark.fuzz
+@pytest.mark.parametrize("chunk", range(10))
+def test_lrat_campaign(chunk: int) -> None:
+    """pytest -m fuzz: 10 x 500 generated requests, every reading, split feeds."""
+    rng = random.Random(chunk)
+    for request in proofgen.cases(90_000 + chunk, 500):
+        try:
+            proofgen.to_flat(request)
+        except ValueError:
+            continue
+        reading = rng.choice(READINGS)
+        binary = rng.random() < 0.5
+        _, whole = _agree(request, reading=reading, binary=binary)
+        assert _agree(request, reading=reading, binary=binary, split=rng)[1] == whole

@@ -12,29 +12,45 @@ name (it would be taken for this proof's LRAT).
 
 from __future__ import annotations
 
+import errno
+import io
 import os
+import secrets
 import stat
 import sys
-import tempfile
 from typing import IO, Any
 
 __all__ = ["LratOut", "LratWriteError"]
 
 
 class LratWriteError(OSError):
-    """The LRAT could not be written; the message names where."""
+    """The LRAT could not be written; the message names where.
+    ``broken_pipe``: its reader went away."""
+
+    broken_pipe = False
 
 
 class _Sink:
-    """What the kernel writes to: an OSError becomes a LratWriteError."""
+    """What the kernel writes to: every byte written (a short write goes on
+    with the rest), an OSError becomes a LratWriteError."""
 
     def __init__(self, stream: IO[bytes], name: str) -> None:
         self.stream = stream
         self.name = name
+        self.raw = isinstance(stream, io.RawIOBase)  # None from write(): would block
 
     def write(self, data: bytes) -> None:
+        view = memoryview(data)
         try:
-            self.stream.write(data)
+            while view:
+                n = self.stream.write(view)
+                if n is None and self.raw:
+                    raise BlockingIOError(errno.EAGAIN, "the stream would block")
+                if type(n) is not int or n >= len(view):
+                    return  # None, or the whole: a buffered stream or a duck
+                if n <= 0:
+                    raise OSError(errno.EIO, f"write() wrote {n} bytes")
+                view = view[n:]
         except OSError as exc:
             raise _write_error(exc, self.name) from None
 
@@ -53,7 +69,11 @@ class LratOut:
             raise TypeError(f"lrat_binary must be a bool, not {type(binary).__name__}")
         if isinstance(target, (str, os.PathLike)):
             self.path: str | None = os.fsdecode(target)
+            if self.path != "-" and _is_standard_output(self.path):
+                self.path = "-"  # /dev/stdout, /proc/self/fd/1: standard output's rules
             self.name = "standard output" if self.path == "-" else repr(self.path)
+        elif isinstance(target, io.TextIOBase):
+            raise TypeError("lrat must be a binary stream (open the file with 'wb'), not text")
         elif callable(getattr(target, "write", None)):
             self.path = None
             self.name = "the stream given"
@@ -68,6 +88,17 @@ class LratOut:
         self.sink: _Sink | None = None
         self.message = ""
 
+    def check_inputs(self, **inputs: Any) -> None:
+        """ValueError when the LRAT's file is one of the inputs (``cnf=...``,
+        ``proof=...``, ``output=...``, there or not yet): a valid verdict would
+        replace it."""
+        if self.path is None or self.path == "-":
+            return
+        for role, given in inputs.items():
+            named = isinstance(given, (str, os.PathLike)) and os.fsdecode(given) != "-"
+            if named and _same_file(self.path, os.fsdecode(given)):
+                raise ValueError(f"the LRAT file {self.name} is the {role}: give another name")
+
     def open(self) -> tuple[_Sink, bool]:
         """Make the file (or take the stream); the kernel's sink and format."""
         if self.path is None:
@@ -75,14 +106,19 @@ class LratOut:
         elif self.path == "-":
             sys.stdout.flush()
             stream = sys.stdout.buffer
-        elif _is_stream(self.path):  # /dev/stdout, a named pipe: written as it goes
+        elif _written_in_place(self.path):  # a device, a named pipe, a symbolic link
             stream = self._opened(lambda: open(self.path or "", "wb"))  # noqa: SIM115
         else:
+            if not os.path.basename(self.path) or os.path.isdir(self.path):
+                raise LratWriteError(f"cannot write the LRAT to {self.name}: not a file name")
             folder = os.path.dirname(os.path.abspath(self.path))
             base = os.path.basename(self.path)
 
             def temporary() -> IO[bytes]:
-                fd, self._temp = tempfile.mkstemp(prefix=f".{base}.", suffix=".part", dir=folder)
+                # Made as open() makes a file (the umask decides its mode), unique.
+                name = os.path.join(folder, f".{base}.{secrets.token_hex(6)}.part")
+                fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+                self._temp = name
                 return os.fdopen(fd, "wb")
 
             stream = self._opened(temporary)
@@ -116,7 +152,11 @@ class LratOut:
             self._discard(why)
             return
         if self._temp is not None:
-            os.replace(self._temp, self.path or "")
+            try:
+                os.replace(self._temp, self.path or "")
+            except OSError as exc:
+                self._discard(why)
+                raise _write_error(exc, self.name) from None
         self.message = f"LRAT written to {self.name}"
 
     def _discard(self, why: str) -> None:
@@ -132,14 +172,33 @@ class LratOut:
 
 
 def _write_error(exc: OSError, name: str) -> LratWriteError:
-    return LratWriteError(f"cannot write the LRAT to {name}: {exc.strerror or exc}")
+    error = LratWriteError(f"cannot write the LRAT to {name}: {exc.strerror or exc}")
+    error.broken_pipe = isinstance(exc, BrokenPipeError)
+    return error
 
 
-def _is_stream(path: str) -> bool:
+def _written_in_place(path: str) -> bool:
+    """Not a regular file (nor nothing yet), or a symbolic link: written into
+    as it is, never replaced by a rename."""
     try:
-        return not stat.S_ISREG(os.stat(path).st_mode)
+        return os.path.islink(path) or not stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
         return False  # not there yet: a file to make
+
+
+def _is_standard_output(path: str) -> bool:
+    try:
+        return os.path.samestat(os.stat(path), os.fstat(sys.stdout.fileno()))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _same_file(a: str, b: str) -> bool:
+    """The same file, or (one not there yet) the same name once resolved."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
 
 
 def _remove(path: str) -> bool:

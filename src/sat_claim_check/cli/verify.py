@@ -5,7 +5,12 @@ same check under the contract's limits."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from typing import Any
 
 from .._core.codes import EXIT_REJECTED
 from .._core.hints import limit_lines
@@ -16,7 +21,7 @@ from ..errors import CheckError, LimitExceeded
 from ..files import Deadline, files_outcome
 from ..limits import Limits
 from .options import limits_from
-from .output import describe_error, say, write_output
+from .output import describe_error, say, write_failed, write_output
 from .position import Position
 
 
@@ -55,23 +60,30 @@ def check_files_command(args: argparse.Namespace, limits: Limits) -> int:
         return EXIT_REJECTED
     memo = StepMemo(args.proof) if args.explain and args.proof is not None else None
     try:
-        outcome = files_outcome(
-            options,
-            args.cnf,
-            args.proof,
-            args.model,
-            clock,
-            notes=say,
-            proof_format=args.proof_format,
-            max_bytes=args.max_input_bytes,
-            reading=position.line.bytes,
-            memo=memo,
-            lrat=lrat,
-        )
+        with _signals_end_the_check(lrat is not None):
+            outcome = files_outcome(
+                options,
+                args.cnf,
+                args.proof,
+                args.model,
+                clock,
+                notes=say,
+                proof_format=args.proof_format,
+                max_bytes=args.max_input_bytes,
+                reading=position.line.bytes,
+                memo=memo,
+                lrat=lrat,
+            )
     except KeyboardInterrupt:
         return position.interrupted(None)
+    except _Terminated as stop:
+        position.line.close()
+        say(f"{signal.Signals(stop.signum).name}: stopped; {lrat.message if lrat else ''}")
+        return 128 + stop.signum
     except LratWriteError as err:
         position.line.close()
+        if err.broken_pipe:
+            return write_failed(BrokenPipeError())  # the reader went away: no message
         say(str(err))
         return EXIT_REJECTED
     position.line.close()
@@ -97,6 +109,30 @@ def check_files_command(args: argparse.Namespace, limits: Limits) -> int:
     return code
 
 
+class _Terminated(BaseException):
+    """SIGTERM or SIGHUP during a check that writes an LRAT: the check ends as
+    on Ctrl-C, the LRAT's temporary file removed."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _signals_end_the_check(on: bool) -> Iterator[None]:
+    def stop(signum: int, frame: Any) -> None:
+        raise _Terminated(signum)
+
+    kept = {}
+    if on and threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            kept[sig] = signal.signal(sig, stop)
+    try:
+        yield
+    finally:
+        for sig, handler in kept.items():
+            signal.signal(sig, handler)
+
+
 def lrat_of(args: argparse.Namespace) -> LratOut | int | None:
     """--lrat's LratOut (None without it), or the exit code of a misuse."""
     if getattr(args, "lrat", None) is None:
@@ -107,7 +143,13 @@ def lrat_of(args: argparse.Namespace) -> LratOut | int | None:
     if args.proof is None:
         say("--lrat needs a proof: a sat claim (--model) has no LRAT")
         return EXIT_REJECTED
-    return LratOut(args.lrat, args.lrat_binary)
+    out = LratOut(args.lrat, args.lrat_binary)
+    try:
+        out.check_inputs(CNF=args.cnf, proof=args.proof, output=args.output)
+    except ValueError as err:
+        say(str(err))
+        return EXIT_REJECTED
+    return out
 
 
 def say_rejected(err: CheckError) -> None:
