@@ -468,7 +468,7 @@ cdef int _load_cnf(Kernel self, Py_ssize_t more_clauses, Py_ssize_t more_lits) e
     _zeroed(<void**>&self.marks, self.n_lits, sizeof(uint8_t))
     _grow(<void**>&self.reason, nv + 1, sizeof(cref_t))
     _grow(<void**>&self.trail, nv + 1, sizeof(lit_t))
-    _grow(<void**>&self.trail_pos, nv + 1, sizeof(int32_t))
+    _zeroed(<void**>&self.trail_pos, nv + 1, sizeof(int32_t))
     if self._lrat is not None:
         _grow(<void**>&self.lrat_vars, nv + 1, sizeof(int32_t))
 

@@ -104,7 +104,8 @@ cdef int32_t _lrat_justify(Kernel self, cref_t conflict, const lit_t* assumed,
     ``conflict``).  A breadth-first walk of the reasons; marks cleared after."""
     cdef uint8_t* marks = self.marks
     cdef int32_t* vars = self.lrat_vars
-    cdef int32_t top = 0, first, head, t, v, u
+    cdef int32_t top = 0, first, head, t, v, u, count = 0
+    cdef cref_t why
     cdef clause_t* c
     cdef lit_t* L
     for t in range(n):
@@ -126,9 +127,12 @@ cdef int32_t _lrat_justify(Kernel self, cref_t conflict, const lit_t* assumed,
     while head < top:
         v = vars[head]
         head += 1
-        if self.reason[v] < 0:
-            continue                    # never: only the lemma's literals are assumed
-        c = &self.clauses[self.reason[v]]
+        why = self.reason[v]
+        # Never, by the invariants (every literal walked is false, and only the
+        # lemma's have no reason): the kernel does not trust them with memory.
+        if self.vals[v << 1] == UNASSIGNED or why < 0 or why >= self.n_slots:
+            continue
+        c = &self.clauses[why]
         L = self.arena + c.head
         for t in range(c.size):
             u = L[t] >> 1
@@ -139,9 +143,12 @@ cdef int32_t _lrat_justify(Kernel self, cref_t conflict, const lit_t* assumed,
     for t in range(top):
         marks[vars[t] << 1] = 0
     for t in range(first, top):
-        vars[t - first] = self.trail_pos[vars[t]]
-    qsort(vars, top - first, sizeof(int32_t), _cmp_int32)
-    return top - first
+        v = vars[t]
+        if self.vals[v << 1] != UNASSIGNED and self.reason[v] >= 0:
+            vars[count] = self.trail_pos[v]     # count <= t - first: not yet read
+            count += 1
+    qsort(vars, count, sizeof(int32_t), _cmp_int32)
+    return count
 
 
 cdef int _lrat_put_line(Kernel self, bytes_t* b, int64_t number, const lit_t* lits,
