@@ -166,7 +166,8 @@ VERIFY_EPILOG = f"""\
 exit status: 0 the claim is valid, 1 it is not, 2 no verdict: malformed or
 unreadable files, a limit passed (--contract-limits, --limit) or the timeout
 (the error object on stdout, a line and its hint on stderr), or a usage error;
-130 interrupted (Ctrl-C: a line on stderr naming the proof step reached).
+130 interrupted (Ctrl-C: a line on stderr naming the proof step reached);
+with --lrat, 143 on SIGTERM and 129 on SIGHUP, the LRAT's file removed.
 {OUTPUT_FAULTS}
 
 """ + _paragraph("""
