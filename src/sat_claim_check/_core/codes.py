@@ -98,7 +98,8 @@ def reading_code(reading: object) -> int:
 
 def check_sink(lrat: object, lrat_binary: object) -> None:
     """TypeError unless a Kernel's ``lrat`` is None or has a callable ``write``
-    and ``lrat_binary`` is a bool (SPEC §10; the compiled kernel checks the same)."""
+    and ``lrat_binary`` is a bool (docs/semantics.md, "LRAT out"; the compiled
+    kernel checks the same)."""
     if lrat is not None and not callable(getattr(lrat, "write", None)):
         raise TypeError(f"lrat must have a write() method, not {type(lrat).__name__}")
     if type(lrat_binary) is not bool:

@@ -80,7 +80,7 @@ def start(
     alone: no step is fed then).  Steps are fed to it (``feed``,
     ``feed_step``) until ``finish``.  Raises the work limit's LimitExceeded
     when the initial propagation passes the cap.  ``lrat``: (sink, binary),
-    where the kernel writes the LRAT (SPEC §10), or None."""
+    where the kernel writes the LRAT (docs/semantics.md, "LRAT out"), or None."""
     max_work = options.limits.max_propagation_work
     sink, binary = (None, False) if lrat is None else lrat
     kernel = options.kernel.Kernel(

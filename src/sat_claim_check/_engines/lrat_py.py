@@ -1,4 +1,4 @@
-"""LRAT lines for the reference engine (SPEC §10), text or binary.
+"""LRAT lines for the reference engine (docs/semantics.md, "LRAT out"), text or binary.
 
 The compiled engine writes the same bytes from C (``kernel_lrat.pxi``).
 

@@ -1,6 +1,6 @@
-"""Where a check's LRAT goes (SPEC §10): a file, put in place only when the
-verdict is valid, or a stream (standard output, a pipe) written as the check
-goes.
+"""Where a check's LRAT goes (docs/semantics.md, "LRAT out"): a file, put
+in place only when the verdict is valid, or a stream (standard output, a
+pipe) written as the check goes.
 
 The kernel holds back the LRAT's last line (the empty clause) until the
 verdict is known to be valid, so what a stream receives from a check that is
@@ -25,7 +25,7 @@ __all__ = ["LratOut", "LratWriteError"]
 
 class LratWriteError(OSError):
     """The LRAT could not be written; the message names where.
-    ``broken_pipe``: its reader went away."""
+    ``broken_pipe``: its reader went away (docs/semantics.md, "LRAT out")."""
 
     broken_pipe = False
 
