@@ -102,3 +102,29 @@ def test_tautology_clause_needs_an_assigned_literal(engine):
 def test_sat_claim_ignores_work_and_returns_zero_steps(engine):
     r = check_result(sat(2, [[1], [-2]], [1, -2]), engine, result(claim="sat", clauses=2), work=0)
     assert r.reason_deletions == ()
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 7])
+def test_the_clauses_are_read_in_blocks_with_the_same_answer(monkeypatch, block):
+    # The clauses become lists a block of literals at a time: every block size
+    # gives the answer of the whole at once, the first failing clause included.
+    import random
+
+    import sat_claim_check as scc
+    from sat_claim_check._core import sat as _sat
+
+    rng = random.Random(block)
+    requests = []
+    for _ in range(300):
+        n = rng.randint(1, 6)
+        clauses = [
+            [rng.choice((1, -1)) * rng.randint(1, n) for _ in range(rng.randint(0, 4))]
+            for _ in range(rng.randint(0, 8))
+        ]
+        model = [v if rng.random() < 0.5 else -v for v in range(1, n + 1) if rng.random() < 0.9]
+        request = {"cnf": {"num_vars": n, "clauses": clauses}, "claim": "sat"}
+        requests.append({**request, "assignment": model})
+    whole = [scc.check(r) for r in requests]
+    monkeypatch.setattr(_sat, "BLOCK", block)
+    assert [scc.check(r) for r in requests] == whole
+    assert any(r["valid"] for r in whole) and any(not r["valid"] for r in whole)
