@@ -1,7 +1,8 @@
 # kernel_lrat.pxi: LRAT out (SPEC §10) for the compiled kernel, included by
 # kernel_c.pyx after kernel_arena.pxi.  The twin of kernel_py's "LRAT out"
 # section and of lrat_py.py: the same lines, byte for byte.  Numbers are ids
-# + 1 (the CNF's clauses are 1..m in file order); nothing here counts work.
+# + 1 (the CNF's clauses are 1..m in file order), lemmas after the copies of
+# the CNF clauses that repeat a literal (_lrat_number); nothing here counts work.
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from libc.stdlib cimport qsort

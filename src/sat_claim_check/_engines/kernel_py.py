@@ -722,8 +722,9 @@ class Kernel:
         return kind == LONG and self.value(L[0]) == TRUE and self.reason[abs(L[0])] == cid
 
     # -- LRAT out (SPEC §10) ------------------------------------------------------------
-    # Numbers are ids + 1 (the CNF's clauses are 1..m in file order).  Nothing
-    # here counts work.
+    # Numbers are ids + 1 (the CNF's clauses are 1..m in file order), lemmas
+    # after the copies of the CNF clauses that repeat a literal (lrat_number).
+    # Nothing here counts work.
 
     def justify(self, conflict: int, assumed: Iterable[int]) -> list[int]:
         """The hints refuting the current assignment at ``conflict`` (a falsified
