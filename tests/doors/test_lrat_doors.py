@@ -24,7 +24,6 @@ from _lrat import LratRejected, check_lrat, parse_dimacs
 
 import sat_claim_check as scc
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CAKE_LPR = shutil.which("cake_lpr")
 PAIR = {"num_vars": 2, "clauses": [[1, 2], [-1, 2], [1, -2], [-1, -2]]}
 PAIR_CNF = "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n"
@@ -47,6 +46,11 @@ def _accepted(cnf: Path, lrat: Path | bytes) -> None:
                 [CAKE_LPR, str(cnf), str(target)], capture_output=True, text=True, check=False
             )
         assert "s VERIFIED UNSAT" in out.stdout, out.stderr
+
+
+def _dimacs(clauses: list[list[int]], num_vars: int) -> str:
+    lines = "".join(" ".join(map(str, [*clause, 0])) + "\n" for clause in clauses)
+    return f"p cnf {num_vars} {len(clauses)}\n{lines}"
 
 
 def _leftovers(folder: Path) -> list[str]:
@@ -181,9 +185,9 @@ def test_check_files_says_when_the_lrat_cannot_be_written(tmp_path: Path) -> Non
 def test_the_second_reading_of_a_failed_proof_writes_nothing(tmp_path: Path) -> None:
     # Strictly not valid (the deletion of a reason), valid as drat-trim reads it:
     # the hint's second reading must not write an LRAT.
-    cnf = EXAMPLES / "tseitin.cnf"
+    # The unit lemma 2 deleted: strictly, the empty clause is not RUP then.
+    cnf, proof = _files(tmp_path, "2 0\nd 2 0\n0\n")
     out = io.BytesIO()
-    proof = EXAMPLES / "tseitin-reason-deleted.drup"
     outcome = scc.check_files(cnf, proof, lrat=out, reading="strict")
     assert outcome.status == "not_valid" and "drat-trim" in (outcome.hint or "")
     with pytest.raises(LratRejected):
@@ -245,7 +249,9 @@ def test_a_solver_writing_into_a_pipe(tmp_path: Path) -> None:
     cadical = find_cadical()
     if cadical is None:
         pytest.skip("cadical is not installed and cannot be")
-    cnf = EXAMPLES / "php5.cnf"
+    num_vars, clauses = proofgen.pigeonhole(5, 4)
+    cnf = tmp_path / "php5.cnf"
+    cnf.write_text(_dimacs(clauses, num_vars))
     target = tmp_path / "php5.lrat"
     solver = subprocess.Popen([cadical, "-q", str(cnf), "-"], stdout=subprocess.PIPE)
     checker = subprocess.run(
@@ -334,8 +340,7 @@ def test_the_file_takes_the_umask_s_mode(tmp_path: Path) -> None:
 
 
 def test_short_writes_and_text_streams(tmp_path: Path) -> None:
-    cnf = EXAMPLES / "php5.cnf"
-    proof = EXAMPLES / "php5.drup"
+    cnf, proof = _files(tmp_path, "2 0\n0\n")
     got = bytearray()
 
     class Short:  # writes three bytes a call, as a raw stream may
