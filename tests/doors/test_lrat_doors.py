@@ -217,6 +217,20 @@ def test_verify_lrat_to_standard_output_moves_the_result_line(tmp_path: Path) ->
     _accepted(cnf, done.stdout)
 
 
+def test_verify_lrat_to_a_closed_standard_output(tmp_path: Path) -> None:
+    cnf, proof = _files(tmp_path, "2 0\n0\n")
+    done = subprocess.run(
+        [*CLI, "verify", str(cnf), str(proof), "--lrat", "-"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        close_fds=True,
+        preexec_fn=lambda: os.close(1),
+        check=False,
+    )
+    assert done.returncode == 2 and b"Traceback" not in done.stderr
+    assert b"cannot write the LRAT to standard output: it is closed" in done.stderr
+
+
 def test_verify_refuses_lrat_misuse(tmp_path: Path) -> None:
     cnf, proof = _files(tmp_path, "2 0\n0\n")
     code, _, err = cli_text(*["verify", str(cnf), "--model", str(proof), "--lrat", "x.lrat"])

@@ -104,6 +104,8 @@ class LratOut:
         if self.path is None:
             stream = self.target
         elif self.path == "-":
+            if sys.stdout is None:  # closed before the command started
+                raise LratWriteError(f"cannot write the LRAT to {self.name}: it is closed")
             sys.stdout.flush()
             stream = sys.stdout.buffer
         elif _written_in_place(self.path):  # a device, a named pipe, a symbolic link
