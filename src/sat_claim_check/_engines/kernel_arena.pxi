@@ -515,6 +515,7 @@ cdef int _load_cnf(Kernel self, Py_ssize_t more_clauses, Py_ssize_t more_lits) e
     self.step_index = -1
     self.steps_checked = 0
     self.ended_early = False
+    self.lazy = False
     self.chunk_index = -1
     self.lrat_open = self._lrat is not None
     self.lrat_done = False

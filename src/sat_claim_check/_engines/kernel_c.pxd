@@ -144,6 +144,7 @@ cdef class Kernel:
     cdef int64_t step_index             # the failing step, or -1
     cdef int64_t steps_checked          # steps that succeeded (the next step's index)
     cdef bint ended_early               # SPEC §4.5: stopped valid at an inconsistent state
+    cdef bint lazy                      # replayed strictly: no level-0 state until a check
 
     # LRAT out (SPEC §10, kernel_lrat.pxi).
     cdef object _lrat                   # the sink: write(bytes), or None
@@ -196,6 +197,10 @@ cdef class Kernel:
     cdef str _not_checking(self, str call)
     cdef int _step(self, Py_ssize_t i, int64_t s) except -1 nogil
     cdef int _not_found(self, int64_t s) noexcept nogil
+    cdef int _remove_top(self, int32_t slot, int32_t g, int64_t s) except -1 nogil
+    cdef object _replay_loaded(self)
+    cdef int _replay_chunk(self) except -1 nogil
+    cdef int _take(self, Py_ssize_t i, int64_t s) except -1 nogil
     cdef bint _holds_up(self, cref_t cid) noexcept nogil
     cdef cref_t _free_count(self)
     cdef list _lits_of(self, cref_t cid)

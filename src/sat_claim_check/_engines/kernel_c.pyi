@@ -44,6 +44,8 @@ class Kernel:
         """Store the CNF and make the initial build; return the status."""
     def feed(self, kinds: Ints, offsets: Ints, lits: Ints) -> tuple[int, int]:
         """Check a chunk of steps; return (status, index in the chunk or -1)."""
+    def replay(self, kinds: Ints, offsets: Ints, lits: Ints) -> tuple[int, int]:
+        """Take a chunk of steps unchecked; return (STATUS_VALID, -1) or (STATUS_CONCLUDED, i)."""
     def feed_step(self, kind: int, lits: Any, steps_left: int, literals_left: int) -> int | None:
         """Check one plain step; return its status, or None (declined, nothing changed)."""
     def finish(self) -> tuple[int, int, int, int]:

@@ -695,7 +695,7 @@ cdef class Kernel:
         c.kind = FREE
         c.below = self.free_slots
         self.free_slots = cid
-        if rebuild:
+        if rebuild and not self.lazy:
             self._build()
         return 0
 
@@ -851,6 +851,10 @@ cdef class Kernel:
         self.n_deletions = 0
         self.n_ignored = 0
         self.chunk_index = -1
+        if self.lazy:
+            # After a strict replay: the level-0 state, built from the clauses alive.
+            self.lazy = False
+            self._build()
         for i in range(self.n_steps):
             written = self.lrat_buf.len
             last = self.lrat_last
@@ -1016,23 +1020,13 @@ cdef class Kernel:
             g = self.table[slot]
             if g < 0:
                 return self._not_found(s)
-            cid = self.groups[g].top
-            if self.lenient and self._holds_up(cid):
+            if self.lenient and self._holds_up(self.groups[g].top):
                 # §4.4: "or when the clause it would remove ... is a unit clause
                 # (§4.2), or is the reason of a level-0 literal": ignored.
                 self.ignored[self.n_ignored] = s
                 self.n_ignored += 1
                 return STATUS_VALID
-            self.groups[g].top = self.clauses[cid].below
-            if self.groups[g].top == NONE:
-                # The set's last live clause: the group leaves the table.
-                self._drop_slot(slot)
-                self.groups[g].top = self.free_groups
-                self.free_groups = g
-                self.live_groups -= 1
-            if self.lrat_open:
-                _lrat_deletion(self, cid)
-            self._delete(cid, s)
+            self._remove_top(slot, g, s)
             return STATUS_VALID
         # §4.1 add: "Then C must be RUP (§4.3) in the current multiset, else
         # lemma_not_rup.  Then C is added with the next id."
@@ -1046,6 +1040,22 @@ cdef class Kernel:
         cid = self._commit(k, tautology, h)
         self._attach(cid)
         return STATUS_VALID
+
+    cdef int _remove_top(self, int32_t slot, int32_t g, int64_t s) except -1 nogil:
+        """Delete (at step s) the live clause with the highest id of group ``g``
+        (at table slot ``slot``)."""
+        cdef cref_t cid = self.groups[g].top
+        self.groups[g].top = self.clauses[cid].below
+        if self.groups[g].top == NONE:
+            # The set's last live clause: the group leaves the table.
+            self._drop_slot(slot)
+            self.groups[g].top = self.free_groups
+            self.free_groups = g
+            self.live_groups -= 1
+        if self.lrat_open:
+            _lrat_deletion(self, cid)
+        self._delete(cid, s)
+        return 0
 
     cdef int _not_found(self, int64_t s) noexcept nogil:
         """A delete (step s) that matches no live clause: §4.1 "else
@@ -1065,6 +1075,115 @@ cdef class Kernel:
         if c.kind == UNIT:
             return True
         return c.kind == LONG and self.vals[L[0]] == TRUE and self.reason[L[0] >> 1] == cid
+
+    # -- replay: steps taken without their check (a proof checked in segments) ---------
+
+    def replay(self, kinds, offsets, lits):
+        """Take a chunk of steps as if each one succeeded, checking none of them;
+        return (STATUS_VALID, -1), or (STATUS_CONCLUDED, i) when the drat-trim
+        reading's level-0 state is inconsistent after step i.  Inputs as for
+        feed(); see ``kernel_py.Kernel.replay``: strictly read, no level-0 state
+        is kept until the next feed(); a kernel that has replayed has no cap;
+        one that writes an LRAT cannot replay (RuntimeError)."""
+        cdef const signed char[::1] kb
+        cdef const int[::1] ki
+        cdef const int[::1] so = _int_buffer(offsets, "offsets")
+        cdef const int[::1] sl = _int_buffer(lits, "lits")
+        cdef Py_ssize_t n
+        if kinds is None or isinstance(kinds, (list, tuple)):
+            kinds = _int_buffer(kinds, "kinds")
+        try:
+            kb = kinds
+            n = kb.shape[0]
+            wide = False
+        except (TypeError, ValueError, BufferError):
+            ki = _int_buffer(kinds, "kinds")
+            n = ki.shape[0]
+            wide = True
+        if so.shape[0] != n + 1:
+            raise ValueError(f"{n} step kinds need {n + 1} offsets, got {so.shape[0]}")
+        self._enter()
+        try:
+            if self.phase != CHECKING:
+                raise RuntimeError(self._not_checking("replay()"))
+            if self._lrat is not None:
+                raise RuntimeError("a Kernel that writes an LRAT cannot replay() steps")
+            if n == 0:
+                _load_chunk(self, NULL, NULL, 0, so, 0, sl)
+            elif wide:
+                _load_chunk(self, NULL, &ki[0], n, so, 0, sl)
+            else:
+                _load_chunk(self, &kb[0], NULL, n, so, 0, sl)
+            return self._replay_loaded()
+        finally:
+            self._running = False
+
+    cdef object _replay_loaded(self):
+        """Replay the chunk _load_chunk copied; return (status, index) as replay()."""
+        self.max_work = INT64_MAX
+        if not self.lenient and not self.lazy:
+            self._undo_to(0)
+            self.conflict = NONE
+            self.lazy = True
+        try:
+            _set_polls(self)
+            with nogil:
+                self._replay_chunk()
+        except BaseException:
+            _free(self)
+            self._progress = None
+            self.phase = BROKEN
+            raise
+        if self.ended_early:
+            self.phase = STOPPED
+            return (STATUS_CONCLUDED, self.chunk_index)
+        return _ALL_STEPS_VALID
+
+    cdef int _replay_chunk(self) except -1 nogil:
+        """The chunk's steps taken in order; between steps, a collection when one
+        is due, and the drat-trim reading's end."""
+        cdef Py_ssize_t i
+        self.chunk_index = -1
+        for i in range(self.n_steps):
+            if self.work >= self.next_poll:
+                self._poll()
+            self._take(i, self.steps_checked)
+            self.steps_checked += 1
+            if self._concludes():
+                self.chunk_index = i
+                return 0
+            if _collect_due(self):
+                _collect(self)
+        return 0
+
+    cdef int _take(self, Py_ssize_t i, int64_t s) except -1 nogil:
+        """Replay step ``i`` of the chunk (step ``s``): what _step does when the
+        step succeeds."""
+        cdef int8_t kind = self.step_kind[i]
+        cdef Py_ssize_t n
+        cdef lit_t* out
+        cdef int32_t k, slot, g
+        cdef bint tautology
+        cdef cref_t cid
+        cdef uint64_t h
+        if kind != STEP_ADD and kind != STEP_DELETE:
+            return 0                    # a check fails (strict) or ignores it here
+        n = self.step_off[i + 1] - self.step_off[i]
+        _reserve(self, n)
+        out = self.arena + self.arena_len + 2
+        k = self._distinct(self.step_lits + self.step_off[i], n, out, &tautology, &h)
+        if kind == STEP_DELETE:
+            slot = self._find_slot(out, k, h)
+            g = self.table[slot]
+            if g >= 0 and not (self.lenient and self._holds_up(self.groups[g].top)):
+                self._remove_top(slot, g, s)
+            return 0
+        cid = self._commit(k, tautology, h)
+        if not self.lazy:
+            self._attach(cid)
+        elif self.clauses[cid].kind == LONG:
+            self._watch(cid)            # nothing is assigned: any two literals will do
+        return 0
 
     # -- for the tests and the benchmarks ----------------------------------------------
 

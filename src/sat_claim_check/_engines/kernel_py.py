@@ -161,6 +161,7 @@ class Kernel:
     clause_lits: Ints
     proof: tuple[Ints, Ints, Ints] | None
     max_work: int
+    cap: int
     lits: dict[int, list[int]]
     kind: dict[int, int]
     next_id: int
@@ -184,6 +185,7 @@ class Kernel:
     lenient: bool
     ignored_deletions: array[int]
     ended_early: bool
+    lazy: bool
     lrat_sink: Any
     lrat_binary: bool
     trail_pos: list[int]
@@ -226,12 +228,13 @@ class Kernel:
             self.proof = None  # fed with feed(), not run()
         else:
             self.proof = (step_kinds, step_offsets, step_lits)
-        self.max_work = max_work
+        self.cap = max_work  # max_work, until a replay lifts it
         self.phase = NEW
         self.reset()
 
     def reset(self) -> None:
         """The state before the CNF is stored."""
+        self.max_work = self.cap
         self.lits = {}  # per live clause id: distinct literals (permuted by watching)
         self.kind = {}  # per live clause id: TAUTOLOGY, EMPTY, UNIT or LONG
         self.next_id = 0  # the id the next stored clause gets
@@ -251,6 +254,9 @@ class Kernel:
         self.status = STATUS_VALID  # a failing step's status, once one failed
         self.step_index = -1  # that step's index
         self.ended_early = False  # SPEC §4.5: stopped valid at an inconsistent state
+        # Replayed strictly: no level-0 state is kept (the trail is empty) until
+        # the next check of a step builds it (see replay()).
+        self.lazy = False
         self.progress: Progress | None = None
         self.poll_interval = POLL_INTERVAL
         self.next_poll = NEVER  # the counter's value due for a call of progress
@@ -489,7 +495,7 @@ class Kernel:
             if self.value(L[0]) == TRUE and self.reason[abs(L[0])] == cid:
                 self.reason_deletions.append(s)
                 rebuild = True
-        if rebuild:
+        if rebuild and not self.lazy:
             self.build()
 
     # -- the whole check ---------------------------------------------------------------
@@ -560,6 +566,12 @@ class Kernel:
             raise ValueError(
                 f"{len(kinds)} step kinds need {len(kinds) + 1} offsets, got {len(offsets)}"
             )
+        if self.lazy:
+            try:
+                self.settle()
+            except BaseException:
+                self.phase = BROKEN
+                raise
         for i in range(len(kinds)):
             written = self.lrat_mark()
             try:
@@ -689,12 +701,7 @@ class Kernel:
                 # SPEC §4.4: the clause it would remove is a unit or a reason.
                 self.ignored_deletions.append(s)
                 return STATUS_VALID
-            cid = ids.pop()  # the live equal clause with the highest id
-            if not ids:
-                del self.by_set[key]
-            if self.lrat_open:
-                self.lrat_deletion(cid)
-            self.delete(cid, s)
+            self.remove_top(key, ids, s)
             return STATUS_VALID
         distinct = distinct_literals(given)
         tautology = is_tautology(distinct)
@@ -703,6 +710,16 @@ class Kernel:
         cid, stored_kind = self.store(distinct, tautology)
         self.attach(cid, stored_kind)
         return STATUS_VALID
+
+    def remove_top(self, key: tuple[int, ...], ids: list[int], s: int) -> None:
+        """Delete (at step s) the live clause with the highest id of the set ``key``
+        (``ids``, its live clauses)."""
+        cid = ids.pop()
+        if not ids:
+            del self.by_set[key]
+        if self.lrat_open:
+            self.lrat_deletion(cid)
+        self.delete(cid, s)
 
     def not_found(self, s: int) -> int:
         """A delete (step s) that matches no live clause: it fails, or (lenient) is
@@ -720,6 +737,79 @@ class Kernel:
             return True
         L = self.lits[cid]
         return kind == LONG and self.value(L[0]) == TRUE and self.reason[abs(L[0])] == cid
+
+    # -- replay: steps taken without their check (a proof checked in segments) ---------
+
+    def replay(self, kinds: Ints, offsets: Ints, lits: Ints) -> tuple[int, int]:
+        """Take a chunk of steps as if each one succeeded, checking none of them;
+        return (STATUS_VALID, -1), or (STATUS_CONCLUDED, i) when the drat-trim
+        reading's level-0 state is inconsistent after step i (a check would end
+        there: the kernel stops as ``feed`` stops).
+
+        This is how a segment of a proof is checked apart from the steps before
+        it (docs/semantics.md, "One proof on every core"): the clauses alive at
+        a step depend only on the steps before it, so a kernel that replays
+        them reaches the multiset a check would have reached, and ``feed``
+        checks on from there.  An add is stored (an add with a literal out of
+        range is skipped), a delete removes what a successful delete removes,
+        and a delete that would fail is skipped.  Strictly read, no level-0
+        state is kept while replaying (the next ``feed`` builds it, as a
+        rebuild does); the lenient readings keep it, since which deletions
+        they ignore depends on it.  The counter goes on counting, but a kernel
+        that has replayed has no cap (its counter is not a check's).  A
+        kernel that writes an LRAT cannot replay (RuntimeError)."""
+        self._enter()
+        try:
+            return self._replay(kinds, offsets, lits)
+        finally:
+            self._busy.release()
+
+    def _replay(self, kinds: Ints, offsets: Ints, lits: Ints) -> tuple[int, int]:
+        if self.phase != CHECKING:
+            raise RuntimeError(self.not_checking("replay()"))
+        if self.lrat_sink is not None:
+            raise RuntimeError("a Kernel that writes an LRAT cannot replay() steps")
+        if len(offsets) != len(kinds) + 1:
+            raise ValueError(
+                f"{len(kinds)} step kinds need {len(kinds) + 1} offsets, got {len(offsets)}"
+            )
+        self.max_work = NEVER
+        if not self.lenient and not self.lazy:
+            self.undo_to(0)
+            self.conflict = NONE
+            self.lazy = True
+        for i in range(len(kinds)):
+            try:
+                self.take(kinds[i], lits[offsets[i] : offsets[i + 1]], self.steps_checked)
+            except BaseException:
+                self.phase = BROKEN
+                raise
+            self.steps_checked += 1
+            if self.concludes():
+                return STATUS_CONCLUDED, i
+        return STATUS_VALID, -1
+
+    def take(self, kind: int, given: Sequence[int], s: int) -> None:
+        """Replay step ``s``: what ``step`` does when the step succeeds."""
+        if kind in (STEP_ADD_OUT_OF_RANGE, STEP_DELETE_NO_MATCH):
+            return  # a check fails (strict) or ignores it here
+        if kind == STEP_DELETE:
+            key = tuple(sorted(set(given)))
+            ids = self.by_set.get(key)
+            if ids and not (self.lenient and self.holds_up(ids[-1])):
+                self.remove_top(key, ids, s)
+            return
+        distinct = distinct_literals(given)
+        cid, stored_kind = self.store(distinct, is_tautology(distinct))
+        if not self.lazy:
+            self.attach(cid, stored_kind)
+        elif stored_kind == LONG:
+            self.watch(cid)  # nothing is assigned: any two literals will do
+
+    def settle(self) -> None:
+        """End a strict replay: the level-0 state, built from the clauses alive."""
+        self.lazy = False
+        self.build()
 
     # -- LRAT out (SPEC §10) ------------------------------------------------------------
     # Numbers are ids + 1 (the CNF's clauses are 1..m in file order), lemmas
