@@ -374,6 +374,11 @@ class Checker:
         return self._steps
 
     @property
+    def checked(self) -> int:
+        """The number of steps known to pass (``steps``, but for a failing step)."""
+        return self._steps
+
+    @property
     def failed(self) -> bool:
         """True once a step has failed (``done`` too: later steps are ignored)."""
         return self._failed is not None

@@ -119,6 +119,7 @@ if TYPE_CHECKING:
 
         reason_deletions: array[int]
         ignored_deletions: array[int]
+        derived_empty: bool  # the CNF or an add taken holds the empty clause
 
         @property
         def work(self) -> int: ...

@@ -106,7 +106,7 @@ cdef class Kernel:
     cdef int32_t n_units                # entries in use
     cdef int32_t units_room             # entries allocated
     cdef int32_t live_empty             # live empty clauses
-    cdef bint derived_empty             # the CNF or a successful add held the empty clause
+    cdef readonly bint derived_empty    # the CNF or an add taken held the empty clause
     cdef uint8_t* marks                 # per literal: seen in the clause at hand
 
     # Delete by literal set: open addressing over groups of equal literal sets.

@@ -17,6 +17,7 @@ class Kernel:
     reading: int
     lenient: bool
     ignored_deletions: array[int]
+    derived_empty: bool
 
     def __init__(
         self,
