@@ -45,6 +45,7 @@ whole, with exact counts.  What is checked is described in docs/semantics.md.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -270,11 +271,14 @@ def files_report(
     proof_format: ProofFormat = "auto",
     notes: Callable[[str], None] | None = None,
     lrat: tuple[Any, bool] | None = None,
+    jobs: int = 1,
 ) -> Report:
     """The Report of a CNF file with a proof or a model file (as ``run_files``),
     under ``options``, made once by the door that takes the files;
     ``notes(text)`` hears of solver output skipped (status lines, a header);
-    ``lrat`` (sink, binary) receives the proof's LRAT (``Checker``)."""
+    ``lrat`` (sink, binary) receives the proof's LRAT (``Checker``);
+    ``jobs`` > 1 checks the proof in segments on that many worker processes
+    (``in_segments`` says when)."""
     _check_texts(proof_path, model_path)
     limits = options.limits
     if proof_path is None:
@@ -284,18 +288,37 @@ def files_report(
     num_vars, offsets, lits = read_cnf(
         cnf_path, limits, _bounds.cnf_bytes(limits) if max_bytes is None else max_bytes
     )
-    checker = checker_of_arrays(num_vars, offsets, lits, options, lrat)
-    check_stream(
-        checker,
-        proof_path,
-        _bounds.proof_bytes(limits) if max_bytes is None else max_bytes,
+    stream = functools.partial(
+        check_stream,
+        path=proof_path,
+        max_bytes=_bounds.proof_bytes(limits) if max_bytes is None else max_bytes,
         progress=options.progress,
         reading=reading,
         memo=memo,
         proof_format=proof_format,
         notes=notes,
     )
+    if in_segments(jobs, options, memo is not None, lrat is not None):
+        from ._segments.local import SegmentChecker
+
+        with SegmentChecker(options, num_vars, offsets, lits, jobs) as segments:
+            try:
+                stream(segments)
+            except (DimacsError, OSError) as problem:  # the steps before it come first
+                segments.stop_at(problem)
+            return segments.finish()
+    checker = checker_of_arrays(num_vars, offsets, lits, options, lrat)
+    stream(checker)
     return checker.finish()
+
+
+def in_segments(jobs: int, options: Options, explain: bool, lrat: bool) -> bool:
+    """Whether a proof is checked in segments on ``jobs`` processes: more than
+    one job, and neither the lenient reading (which deletions it ignores after
+    a conflict depends on the order of propagation), nor the steps
+    ``--explain`` keeps, nor an LRAT (numbered in stream order): those check
+    on one core."""
+    return jobs > 1 and options.reading != "lenient" and not explain and not lrat
 
 
 def parsed_report(parsed: Parsed, options: Options) -> Report:

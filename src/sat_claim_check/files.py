@@ -57,6 +57,7 @@ def check_files(
     max_bytes: int | None = None,
     lrat: Any = None,
     lrat_binary: bool = False,
+    jobs: int = 1,
 ) -> Outcome:
     """Check a DIMACS CNF file with a DRUP proof (an unsat claim) or a model (a
     sat claim) file; return the Outcome, as ``check_json`` does for text.
@@ -80,7 +81,12 @@ def check_files(
     with ``lrat_binary``: a file is put in place only when the verdict is
     valid (else it is removed), a stream gets the empty clause only then;
     LratWriteError (an OSError) when it cannot be written.
-    docs/semantics.md ("Checking files", "LRAT out") has the details.
+    ``jobs`` > 1 checks the proof on that many worker processes, in
+    segments: the same result, byte for byte, without a work cap, and the
+    Report's ``work`` is what the segments' checks counted (the exact
+    counter is a check on one core's); the lenient reading and ``lrat``
+    check on one core.  docs/semantics.md ("Checking files", "LRAT out",
+    "One proof on every core") has the details.
     """
     if (proof is None) == (model is None):
         raise TypeError("give exactly one of proof (an unsat claim) and model (a sat claim)")
@@ -93,6 +99,8 @@ def check_files(
         out.check_inputs(CNF=cnf, proof=proof)
     if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
         raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+    if type(jobs) is not int or jobs < 1:
+        raise ValueError(f"jobs must be an int >= 1, got {jobs!r}")
     clock = Deadline(timeout, progress)
     in_force = Limits.unlimited() if limits is None else limits
     if reading is None and deletions is None:
@@ -108,6 +116,7 @@ def check_files(
         proof_format=proof_format,
         max_bytes=max_bytes,
         lrat=out,
+        jobs=jobs,
     )
 
 
@@ -164,11 +173,13 @@ def files_outcome(
     reading: Reading | None = None,
     memo: StepMemo | None = None,
     lrat: LratOut | None = None,
+    jobs: int = 1,
 ) -> Outcome:
     """``check_files`` under Options made by the door (``clock`` is their
     progress callback); ``reading`` gets the byte progress, ``memo`` keeps
     the steps that ``--explain`` names, ``lrat`` the first reading's LRAT
-    (closed here: put in place when valid, else taken away)."""
+    (closed here: put in place when valid, else taken away), ``jobs`` the
+    worker processes of a proof checked in segments."""
 
     def on_bytes(read: int, total: int | None) -> None:
         clock.bytes(read, total)
@@ -188,6 +199,7 @@ def files_outcome(
             proof_format=proof_format,
             notes=notes if first else None,
             lrat=lrat.open() if first and lrat is not None else None,
+            jobs=jobs,
         )
 
     try:

@@ -41,6 +41,7 @@ from .proof_head import Notes, SkipNotes, head_enough, proof_kind, rup_note
 
 if TYPE_CHECKING:
     from .._core.types import DrupPart, Progress, ProofFormat, Reading
+    from .._segments.local import SegmentChecker
 
 
 # Parts of a proof read ahead of the checker, and their size (of text, after
@@ -51,7 +52,7 @@ PART_BYTES = 1 << 18
 
 
 def check_stream(
-    checker: Checker,
+    checker: Checker | SegmentChecker,
     path: Input,
     max_bytes: int,
     *,
@@ -91,7 +92,7 @@ def check_stream(
 
 
 def _check_parts(
-    checker: Checker,
+    checker: Checker | SegmentChecker,
     reader: Any,
     name: str,
     max_bytes: int,
@@ -114,10 +115,10 @@ def _check_parts(
                 if 0 <= s < len(part.lines):
                     err.file_line = part.place(s, name)
                 raise
-            if memo is not None:
+            if memo is not None and isinstance(checker, Checker):
                 memo.keep(checker, base, part)
             if progress is not None:
-                progress(checker.steps, checker.work)
+                progress(checker.checked, checker.work)
             if reading is not None:
                 reading(part.bytes_read, part.total_bytes)
             if checker.done:  # failed, or concluded (the drat-trim reading)

@@ -18,7 +18,7 @@ from .._batch.local import run_batch
 from .._batch.manifest import Manifest, manifest_root
 from .._batch.output import BatchTotals
 from .._batch.protocol import FAILED
-from .._batch.sizing import available_cpus, default_worker_memory
+from .._batch.sizing import default_worker_memory
 from .._core.codes import (
     EXIT_INTERRUPTED,
     EXIT_NOT_VALID,
@@ -27,7 +27,7 @@ from .._core.codes import (
     EXIT_VALID,
 )
 from .._core.options import Options
-from .options import limits_from, request_cap
+from .options import jobs_for, limits_from, request_cap
 from .output import say, standard_input, stdout_closed, write_failed
 
 if TYPE_CHECKING:
@@ -92,21 +92,10 @@ def batch_workers(args: argparse.Namespace) -> tuple[int, int | None]:
         Options.of(args.engine)  # an unavailable engine fails before any line
     if sys.stdout is None:  # nothing could be written: check nothing
         raise WriteError(stdout_closed())
-    jobs = batch_jobs(1 if args.jobs is None else args.jobs)
+    jobs = jobs_for(1 if args.jobs is None else args.jobs)
     if args.worker_memory is None:
         return jobs, default_worker_memory(jobs)
     return jobs, args.worker_memory << 20 or None
-
-
-def batch_jobs(requested: int) -> int:
-    """--jobs: 0 is one per CPU; more than the CPUs available is lowered, with a note."""
-    cpus = available_cpus()
-    if requested == 0:
-        return cpus
-    if requested > cpus:
-        say(f"--jobs {requested} lowered to {cpus}, the number of CPUs this process may use")
-        return cpus
-    return requested
 
 
 def batch_manifest(args: argparse.Namespace) -> Manifest | None:

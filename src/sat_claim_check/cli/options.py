@@ -7,14 +7,16 @@ import argparse
 from collections.abc import Callable
 from typing import cast
 
+from .._batch.sizing import available_cpus
 from .._core.options import DELETIONS
 from .._engines import ENGINES
 from .._io import bounds
 from ..limits import CEILINGS, Limits
+from .output import say
 
 
 def jobs_count(text: str) -> int:
-    """--jobs N: N >= 0 (0, one per CPU, is worked out by batch_jobs)."""
+    """--jobs N: N >= 0 (0, one per CPU, is worked out by jobs_for)."""
     try:
         number = int(text)
     except ValueError:
@@ -22,6 +24,17 @@ def jobs_count(text: str) -> int:
     if number < 0:
         raise argparse.ArgumentTypeError("--jobs must be >= 0")
     return number
+
+
+def jobs_for(requested: int) -> int:
+    """--jobs: 0 is one per CPU; more than the CPUs available is lowered, with a note."""
+    cpus = available_cpus()
+    if requested == 0:
+        return cpus
+    if requested > cpus:
+        say(f"--jobs {requested} lowered to {cpus}, the number of CPUs this process may use")
+        return cpus
+    return requested
 
 
 MIN_WORKER_MEMORY = 64  # MiB: below that a worker cannot even take its lines

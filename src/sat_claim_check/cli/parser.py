@@ -182,6 +182,19 @@ def verify_options(verify: argparse.ArgumentParser) -> None:
         help="stop after SECONDS with an error object naming the step reached (exit 2)",
     )
     verify.add_argument(
+        "--jobs",
+        "-j",
+        type=jobs_count,
+        default=1,
+        metavar="N",
+        help="check the proof on N worker processes (0: one per CPU; default 1, "
+        "this process): the proof is cut into segments of steps, each checked "
+        "by one worker after replaying the steps before it unchecked, as it is "
+        "read; the result is the same, byte for byte, but no work cap applies "
+        "(the work counter is a check on one core's). The lenient reading, "
+        "--lrat and --explain check on one core",
+    )
+    verify.add_argument(
         "--contract-limits",
         action="store_true",
         help="apply the JSON contract's size limits (the default is none: "

@@ -16,11 +16,12 @@ from .._core.codes import EXIT_REJECTED
 from .._core.hints import limit_lines
 from .._core.options import Options
 from .._io.lrat_out import LratOut, LratWriteError
+from .._segments.local import WorkerFailed
 from ..dimacs import StepMemo
 from ..errors import CheckError, LimitExceeded
 from ..files import Deadline, files_outcome
 from ..limits import Limits
-from .options import limits_from
+from .options import jobs_for, limits_from
 from .output import describe_error, say, write_failed, write_output
 from .position import Position
 
@@ -39,7 +40,32 @@ def command_verify(args: argparse.Namespace) -> int:
         args.reading = {None: "drat-trim", "lenient": "lenient", "strict": "strict"}[args.deletions]
     if args.deletions is None:
         args.deletions = "strict"
-    return check_files_command(args, limits_from(args))
+    limits = limits_from(args)
+    args.jobs = jobs_for(args.jobs) if args.proof is not None else 1
+    if args.jobs > 1:
+        segments_notes(args, limits)
+    return check_files_command(args, limits)
+
+
+def segments_notes(args: argparse.Namespace, limits: Limits) -> None:
+    """What --jobs does not do here, on stderr; args.jobs 1 when it checks on one core."""
+    one_core = [
+        why
+        for why, given in (
+            ("the lenient reading", args.reading == "lenient"),
+            ("--lrat", args.lrat is not None),
+            ("--explain", args.explain),
+        )
+        if given
+    ]
+    if one_core:
+        say(f"--jobs {args.jobs}: {' and '.join(one_core)} check on one core")
+        args.jobs = 1
+    elif limits.max_propagation_work < Limits.unlimited().max_propagation_work:
+        say(
+            f"--jobs {args.jobs}: no work cap (max_propagation_work "
+            f"{limits.max_propagation_work:,} applies to a check on one core, --jobs 1)"
+        )
 
 
 def check_files_command(args: argparse.Namespace, limits: Limits) -> int:
@@ -73,6 +99,7 @@ def check_files_command(args: argparse.Namespace, limits: Limits) -> int:
                 reading=position.line.bytes,
                 memo=memo,
                 lrat=lrat,
+                jobs=getattr(args, "jobs", 1),
             )
     except KeyboardInterrupt:
         return position.interrupted(None)
@@ -80,6 +107,10 @@ def check_files_command(args: argparse.Namespace, limits: Limits) -> int:
         position.line.close()
         say(f"{signal.Signals(stop.signum).name}: stopped; {lrat.message if lrat else ''}")
         return 128 + stop.signum
+    except WorkerFailed as err:
+        position.line.close()
+        say(f"{err}\nhint: --jobs 1 checks in this process")
+        return EXIT_REJECTED
     except LratWriteError as err:
         position.line.close()
         if err.broken_pipe:
