@@ -29,12 +29,14 @@
  * as it is; in DRUP, the step that takes the count past max_steps stops it.
  * The arrays then hold what was read up to there.
  *
- * A DRUP text may also be scanned in parts, as it arrives: the state between
- * tokens (line number, line start, inside a comment, the open step and its
- * 'd') stays in scc_scan_t from one call to the next, with final = 0 for every
- * part but the last.  Each part must end right after a whitespace byte (a
- * token is never cut).  scc_scan_rest() then drops the steps the caller has
- * taken, keeping the open step's literals for the next part.  With
+ * A text (DRUP or CNF) may also be scanned in parts, as it arrives: the state
+ * between tokens (line number, line start, inside a comment, the open step and
+ * its 'd', the header) stays in scc_scan_t from one call to the next, with
+ * final = 0 for every part but the last.  Each part must end right after a
+ * whitespace byte (a token is never cut), and a "p" line must not be cut.
+ * scc_scan_rest() then drops the steps the caller has taken, keeping the open
+ * step's literals for the next part (the counts of the steps and literals
+ * dropped stay, for the stop limits and the clause count).  With
  * want_lines set, lines[] gets the line where each step starts.
  */
 #ifndef SCC_DIMACS_SCAN_H
@@ -85,6 +87,10 @@ typedef struct {
     int64_t n_status;       /* DRUP: status lines skipped so far */
     int64_t status_line;    /* the first one's line */
     int64_t status_at;      /* its offset in the last part scanned, -1: not there */
+    /* Steps and literals of the parts before (dropped by scc_scan_rest): the
+     * stop limits and the CNF's clause count are on the whole text. */
+    int64_t steps_before, lits_before;
+    int at_end;             /* CNF: a '%' line ended the formula; the rest is not read */
 } scc_scan_t;
 
 /* 1 for the ASCII whitespace of bytes.split(): \t \n \v \f \r and space. */
@@ -127,6 +133,7 @@ static inline void scc_scan_init(scc_scan_t *s) {
     s->delete_open = 0; s->open_line = 0;
     s->want_lines = 0; s->lines = NULL; s->n_lines = 0; s->cap_lines = 0;
     s->n_status = 0; s->status_line = 0; s->status_at = -1;
+    s->steps_before = 0; s->lits_before = 0; s->at_end = 0;
 }
 
 /* After a part: forget the steps completed so far (the caller has copied
@@ -135,6 +142,8 @@ static inline void scc_scan_rest(scc_scan_t *s) {
     size_t done = (size_t)s->offsets[s->n_offsets - 1];
     size_t open = s->n_lits - done;
     size_t i;
+    s->steps_before += (int64_t)(s->n_offsets - 1);
+    s->lits_before += (int64_t)done;
     for (i = 0; i < open; i++) s->lits[i] = s->lits[done + i];
     s->n_lits = open;
     s->n_offsets = 1;
@@ -218,11 +227,12 @@ static inline int scc_scan(scc_scan_t *s, const unsigned char *data, size_t n, i
     size_t pos = 0, start;
     int64_t line = s->at_line, open_line = s->open_line, v;
     int at_line_start = s->at_line_start, delete = s->delete_open, r;
-    int64_t bound = is_cnf ? -1 : SCC_INT32_MAX;
+    int64_t bound = is_cnf ? s->num_vars : SCC_INT32_MAX;   /* -1 before the header */
 
     if (s->n_offsets == 0 && scc_push_step(s, 1, 0)) return -1;    /* offsets[0] = 0 */
     s->status_at = -1;
-    if (s->in_comment) {                           /* a comment line goes on */
+    if (s->at_end) pos = n;                        /* after a '%' line: nothing more */
+    else if (s->in_comment) {                           /* a comment line goes on */
         while (pos < n && data[pos] != '\n') pos++;
         s->in_comment = pos == n;
     }
@@ -243,7 +253,10 @@ static inline int scc_scan(scc_scan_t *s, const unsigned char *data, size_t n, i
                 s->in_comment = pos == n;
                 continue;
             }
-            if (is_cnf && ch == '%') break;        /* SATLIB end marker */
+            if (is_cnf && ch == '%') {             /* SATLIB end marker */
+                s->at_end = 1;
+                break;
+            }
             if (is_cnf && ch == 'p' && pos - start == 1) {
                 if (s->num_vars >= 0)
                     return scc_fail(s, SCC_ERR_SECOND_HEADER, line, 0, 0, 0, 0);
@@ -281,7 +294,8 @@ static inline int scc_scan(scc_scan_t *s, const unsigned char *data, size_t n, i
             if (scc_push_step(s, is_cnf, delete)) return -1;
             delete = 0;
             open_line = 0;
-            if (!is_cnf && max_steps >= 0 && (int64_t)(s->n_offsets - 1) > max_steps)
+            if (!is_cnf && max_steps >= 0
+                && s->steps_before + (int64_t)(s->n_offsets - 1) > max_steps)
                 return scc_fail(s, SCC_STOPPED, line, 0, 0, 0, 0);
         } else {
             if (!open_line) open_line = line;
@@ -289,7 +303,7 @@ static inline int scc_scan(scc_scan_t *s, const unsigned char *data, size_t n, i
                 && scc_grow((void **)&s->lits, &s->cap_lits, s->n_lits + 1, sizeof(int32_t)))
                 return -1;
             s->lits[s->n_lits++] = (int32_t)v;
-            if (max_lits >= 0 && (int64_t)s->n_lits > max_lits) {
+            if (max_lits >= 0 && s->lits_before + (int64_t)s->n_lits > max_lits) {
                 if (scc_push_step(s, is_cnf, delete)) return -1;   /* close it as it is */
                 return scc_fail(s, SCC_STOPPED, line, 0, 0, 0, 0);
             }
@@ -301,9 +315,9 @@ static inline int scc_scan(scc_scan_t *s, const unsigned char *data, size_t n, i
     if (open_line) return scc_fail(s, SCC_ERR_UNTERMINATED, open_line, 0, 0, 0, 0);
     if (is_cnf) {
         if (s->num_vars < 0) return scc_fail(s, SCC_ERR_NO_HEADER, 1, 0, 0, 0, 0);
-        if ((int64_t)(s->n_offsets - 1) != s->num_clauses)
+        if (s->steps_before + (int64_t)(s->n_offsets - 1) != s->num_clauses)
             return scc_fail(s, SCC_ERR_CLAUSE_COUNT, s->header_line, 0, 0, 0,
-                            (int64_t)(s->n_offsets - 1));
+                            s->steps_before + (int64_t)(s->n_offsets - 1));
     }
     return 0;
 }

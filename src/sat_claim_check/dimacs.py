@@ -71,6 +71,7 @@ from ._io.dimacs_text import file_chunks as file_chunks
 from ._io.dimacs_text import is_binary_proof as is_binary_proof
 from ._io.proofstream import StepMemo as StepMemo
 from ._io.proofstream import check_stream
+from ._io.sat_stream import sat_report
 from ._io.whole_files import clause_line as clause_line
 from ._io.whole_files import parse_files as parse_files
 from ._io.whole_files import read_cnf, read_files
@@ -282,8 +283,12 @@ def files_report(
     _check_texts(proof_path, model_path)
     limits = options.limits
     if proof_path is None:
-        parsed = read_files(cnf_path, None, model_path, limits, max_bytes, notes=notes)
-        return parsed_report(parsed, options)
+        assert model_path is not None  # one of the two, as _check_texts made sure
+        if _stdin(cnf_path) and _stdin(model_path):  # read one after the other
+            parsed = read_files(cnf_path, None, model_path, limits, max_bytes, notes=notes)
+            return parsed_report(parsed, options)
+        # The model first, then the CNF checked as it is read (memory: the model's).
+        return sat_report(options, cnf_path, model_path, max_bytes, notes)
     check_format(proof_format)
     num_vars, offsets, lits = read_cnf(
         cnf_path, limits, _bounds.cnf_bytes(limits) if max_bytes is None else max_bytes
@@ -310,6 +315,10 @@ def files_report(
     checker = checker_of_arrays(num_vars, offsets, lits, options, lrat)
     stream(checker)
     return checker.finish()
+
+
+def _stdin(path: Input) -> bool:
+    return isinstance(path, str) and path == "-"
 
 
 def in_segments(jobs: int, options: Options, explain: bool, lrat: bool) -> bool:

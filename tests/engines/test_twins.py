@@ -59,6 +59,7 @@ def calls(monkeypatch):
         spy(scan_py, name, f"scanner.{name}")
     spy(scan_py.DrupTextStream, "scan", "scanner.text stream")
     spy(scan_py.BinaryDrupStream, "scan", "scanner.binary stream")
+    spy(scan_py.CnfTextStream, "scan", "scanner.cnf stream")
     spy(request_py, "read_request", "request reader")
     for part, module in (
         ("converter", convert_py),
@@ -115,7 +116,7 @@ DOORS: dict[str, tuple[Callable[[Path], Any], set[str]]] = {
     ),
     "run_files model": (
         lambda d: dimacs.run_files(d / "sat.cnf", model_path=d / "f.model"),
-        {"scanner.parse_cnf", "converter.flatten"},
+        {"scanner.cnf stream", "converter.flatten"},
     ),
     "parse_files": (
         lambda d: dimacs.parse_files(d / "f.cnf", d / "f.drup", None),

@@ -98,6 +98,9 @@ if TYPE_CHECKING:
     CnfScan = tuple[
         int, int, Optional[bytes], int, int, int, Optional[array[int]], Optional[array[int]]
     ]
+    # (code, line, token, value, offsets, lits) of a CNF part (CnfTextStream):
+    # the clauses completed in it, also on an error or a stop.
+    CnfPart = tuple[int, int, Optional[bytes], int, array[int], array[int]]
     # (code, line, token, value, kinds, offsets, lits), arrays as for CnfScan.
     DrupScan = tuple[
         int,
@@ -196,6 +199,21 @@ if TYPE_CHECKING:
 
         @property
         def BinaryDrupStream(self) -> "type[DrupStream]": ...
+
+        @property
+        def CnfTextStream(self) -> "type[CnfStream]": ...
+
+    class CnfStream(Protocol):
+        """A CNF scanned in parts (``CnfTextStream``)."""
+
+        def __init__(
+            self, max_vars: int = ..., max_clauses: int = ..., max_lits: int = ...
+        ) -> None: ...
+
+        @property
+        def header(self) -> tuple[int, int]: ...
+
+        def scan(self, data: Union[bytes, bytearray, memoryview], final: bool) -> CnfPart: ...
 
     class DrupStream(Protocol):
         """A proof scanned in parts (``DrupTextStream``, ``BinaryDrupStream``)."""

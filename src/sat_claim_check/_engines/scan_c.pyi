@@ -1,6 +1,6 @@
 # The compiled scanner's public surface: the same functions as its pure twin
 # (scan_py), with the same signatures and answers.
-from .._core.types import CnfScan, DrupPart, DrupScan
+from .._core.types import CnfPart, CnfScan, DrupPart, DrupScan
 
 def parse_cnf(
     data: bytes, max_vars: int = -1, max_clauses: int = -1, max_lits: int = -1
@@ -18,6 +18,14 @@ class DrupTextStream:
     def status_lines(self) -> tuple[int, int, int]:
         """(count, first line, offset in the last part or -1) of status lines skipped."""
     def scan(self, data: bytes | bytearray | memoryview, final: bool) -> DrupPart: ...
+
+class CnfTextStream:
+    """DIMACS CNF text scanned in parts, as it is read."""
+    def __init__(self, max_vars: int = -1, max_clauses: int = -1, max_lits: int = -1) -> None: ...
+    @property
+    def header(self) -> tuple[int, int]:
+        """(num_vars, num_clauses) of the header; -1 each before it."""
+    def scan(self, data: bytes | bytearray | memoryview, final: bool) -> CnfPart: ...
 
 class BinaryDrupStream:
     """Binary DRUP bytes, in chunks cut anywhere, into the arrays of parse_drup."""

@@ -36,6 +36,8 @@ cdef extern from "dimacs_scan.h" nogil:
         int64_t n_status
         int64_t status_line
         int64_t status_at
+        int64_t steps_before
+        int64_t lits_before
     void scc_scan_init(scc_scan_t* s)
     void scc_scan_free(scc_scan_t* s)
     void scc_scan_rest(scc_scan_t* s)
@@ -171,6 +173,72 @@ cdef class DrupTextStream:
             return OK, 0, None, 0, kinds, offsets, lits, lines
         token = bytes(view[self.s.tok_start:self.s.tok_stop]) if self.s.has_token else None
         return self.s.code, self.s.line, token, self.s.value, kinds, offsets, lits, lines
+
+
+cdef class CnfTextStream:
+    """DIMACS CNF text scanned in parts, as it is read (a sat claim checked as
+    the CNF streams).
+
+    ``CnfTextStream(max_vars, max_clauses, max_lits)`` takes the stop limits
+    of ``parse_cnf``, on the whole text.  ``scan(data, final)`` scans the next
+    part and returns ``(code, line, token, value, offsets, lits)`` for the
+    clauses completed in it (a clause may span parts), ``offsets`` from 0.
+    Each part but the last must end right after a whitespace byte, and not
+    inside a ``p`` line.  On an error or a stop the arrays hold the clauses
+    completed before it (with a stop at ``max_lits``, the last one closed as it
+    is); after an error, a stop or the final part, ``scan`` raises RuntimeError.
+    ``header`` is (num_vars, num_clauses) of the header, -1 before it.
+    """
+
+    cdef scc_scan_t s
+    cdef bint ended
+    cdef int64_t max_vars, max_clauses, max_lits
+
+    def __cinit__(self, max_vars=-1, max_clauses=-1, max_lits=-1):
+        scc_scan_init(&self.s)
+        self.ended = False
+        self.max_vars = max_vars
+        self.max_clauses = max_clauses
+        self.max_lits = max_lits
+
+    def __init__(self, max_vars=-1, max_clauses=-1, max_lits=-1):
+        """A stream at the start of a text (the state is set up in __cinit__)."""
+
+    def __dealloc__(self):
+        scc_scan_free(&self.s)
+
+    @property
+    def header(self):
+        """(num_vars, num_clauses) of the header; -1 each before it."""
+        return self.s.num_vars, self.s.num_clauses
+
+    def scan(self, data, bint final):
+        cdef const unsigned char[::1] view = data
+        cdef const unsigned char* ptr = NULL
+        cdef size_t n = view.shape[0]
+        cdef int r
+        cdef size_t done
+        if self.ended:
+            raise RuntimeError("this CNF text stream has ended")
+        if n:
+            ptr = &view[0]
+        self.s.code = OK
+        with nogil:
+            r = scc_scan(&self.s, ptr, n, 1, self.max_vars, self.max_clauses,
+                         self.max_lits, final)
+        if r < 0:
+            self.ended = True
+            raise MemoryError("not enough memory for the parsed arrays")
+        done = <size_t>self.s.offsets[self.s.n_offsets - 1]
+        offsets = _ints(self.s.offsets, self.s.n_offsets)
+        lits = _ints(self.s.lits, done)
+        scc_scan_rest(&self.s)
+        if self.s.code != OK or final:
+            self.ended = True
+        if self.s.code == OK:
+            return OK, 0, None, 0, offsets, lits
+        token = bytes(view[self.s.tok_start:self.s.tok_stop]) if self.s.has_token else None
+        return self.s.code, self.s.line, token, self.s.value, offsets, lits
 
 
 # -- binary DRUP, as a stream ---------------------------------------------------

@@ -58,7 +58,7 @@ from .._core.codes import (
 from .tokens import int32
 
 if TYPE_CHECKING:
-    from .._core.types import CnfScan, DrupPart, DrupScan
+    from .._core.types import CnfPart, CnfScan, DrupPart, DrupScan
 
 _INT32_MAX = 2**31 - 1
 _INTEGER = re.compile(rb"-?[0-9]+")
@@ -137,6 +137,37 @@ class DrupTextStream:
         return cast("DrupPart", result)
 
 
+class CnfTextStream:
+    """DIMACS CNF text scanned in parts, as it is read (a sat claim checked as
+    the CNF streams).
+
+    ``CnfTextStream(max_vars, max_clauses, max_lits)`` takes the stop limits
+    of ``parse_cnf``, on the whole text.  ``scan(data, final)`` scans the next
+    part and returns ``(code, line, token, value, offsets, lits)`` for the
+    clauses completed in it (a clause may span parts), ``offsets`` from 0.
+    Each part but the last must end right after a whitespace byte, and not
+    inside a ``p`` line.  On an error or a stop the arrays hold the clauses
+    completed before it (with a stop at ``max_lits``, the last one closed as it
+    is); after an error, a stop or the final part, ``scan`` raises RuntimeError.
+    ``header`` is (num_vars, num_clauses) of the header, -1 before it.
+    """
+
+    def __init__(self, max_vars: int = -1, max_clauses: int = -1, max_lits: int = -1) -> None:
+        self._scan = _Scan(True, max_vars, max_clauses, max_lits)
+        self._ended = False
+
+    @property
+    def header(self) -> tuple[int, int]:
+        return self._scan.num_vars, self._scan.num_clauses
+
+    def scan(self, data: bytes | bytearray | memoryview, final: bool) -> CnfPart:
+        if self._ended:
+            raise RuntimeError("this CNF text stream has ended")
+        code, line, token, value, _, offsets, lits, _ = self._scan.part(bytes(data), final)
+        self._ended = final or code != OK
+        return code, line, token, value, offsets, lits
+
+
 class _Scan:
     """One text's scan, whole or in parts; the state between parts is kept
     here as csrc/dimacs_scan.h keeps it in scc_scan_t."""
@@ -153,6 +184,7 @@ class _Scan:
         self.open_line = 0  # line where the open step started; 0: none open
         self.delete = 0  # the open step started with 'd'
         self.open_lits: list[int] = []  # the open step's literals
+        self.at_end = False  # CNF: a '%' line ended the formula; the rest is not read
         self.steps = 0  # steps completed, for max_steps
         self.lits_seen = 0  # literals read, for max_lits
         # DRUP: status lines skipped ("s ..."), the first one's line, and its
@@ -188,7 +220,7 @@ class _Scan:
         # Lines one at a time (split() would hold every line of a big text at once).
         n = self.line - 1
         self.status_at = -1
-        reader = io.BytesIO(data)
+        reader = io.BytesIO(b"" if self.at_end else data)
         for line in reader:
             n += 1
             ends = line[-1:] == b"\n"  # else the line goes on in the next part
@@ -213,6 +245,7 @@ class _Scan:
                 continue
             if line_start and cnf:
                 if t0[:1] == b"%":  # SATLIB end marker
+                    self.at_end = True
                     break
                 if t0 == b"p":
                     if self.num_vars >= 0:

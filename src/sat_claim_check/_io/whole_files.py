@@ -88,8 +88,8 @@ def _whole_tokens(buf: bytearray, end: int) -> memoryview:
 
 
 class _OutOfMemory(MemoryError):
-    """Reading a whole file ran out of memory; ``last`` is the last scan of the
-    text read before (None when there was none), for the sizes it knew."""
+    """Reading a whole file ran out of memory; ``last`` is what the last scan of
+    the text read before knew of its sizes (None when there was none)."""
 
     def __init__(self, last: Any) -> None:
         super().__init__()
@@ -102,6 +102,7 @@ def _read_scanned(
     settled: Callable[[Any], bool],
     max_bytes: int,
     what: str,
+    sizes: Callable[[Any], Any],
 ) -> Any:
     """``scan`` of the file's text, read in chunks and no further than needed.
 
@@ -111,10 +112,12 @@ def _read_scanned(
     and reading stops there: /dev/zero stops at its first chunk whatever the
     limits.  Past ``max_bytes`` bytes with nothing settled, the file is
     refused.  (When a scan runs changes how much is read, never the answer.)
+    Of a scan that did not settle only its ``sizes`` are kept (for
+    _OutOfMemory): its arrays go before the next scan makes new ones.
     """
     buf = bytearray()
     next_scan = _bounds.CHUNK
-    last = None  # the last scan, for _OutOfMemory
+    last = None  # the sizes the last scan knew, for _OutOfMemory
     chunks = file_chunks(path)
     with contextlib.closing(chunks):  # closes the file when reading stops early
         try:
@@ -123,9 +126,11 @@ def _read_scanned(
                 over = len(buf) > max_bytes
                 if over or len(buf) >= next_scan:
                     with _whole_tokens(buf, min(len(buf), max_bytes)) as part:
-                        last = scan(part)
-                    if settled(last):
-                        return last
+                        scanned = scan(part)
+                    if settled(scanned):
+                        return scanned
+                    last = sizes(scanned)
+                    del scanned
                     if over:
                         raise too_long(what, max_bytes, _source.path_text(path))
                     run_start = after_last_whitespace(buf, len(buf))
@@ -161,6 +166,7 @@ def read_cnf(path: Input, limits: Limits, max_bytes: int) -> tuple[Any, ...]:
             _scan_settled,
             max_bytes,
             "CNF",
+            lambda scanned: scanned[4:6],  # the header's counts
         )
     except _OutOfMemory as exc:
         # The header's counts, when a scan of the text read before saw them.
@@ -174,7 +180,7 @@ def read_cnf(path: Input, limits: Limits, max_bytes: int) -> tuple[Any, ...]:
         raise
     code, line, token, value, num_vars, num_clauses, offsets, lits = result
     if code == _codes.SCAN_STOPPED:  # at least one of these is passed
-        _raise_passed(
+        raise_passed(
             [
                 ("max_vars", num_vars),
                 ("max_clauses", num_clauses),
@@ -196,7 +202,7 @@ def _raise_out_of_memory(counts: list[tuple[str, int]], limits: Limits) -> None:
         raise error from None
 
 
-def _raise_passed(counts: list[tuple[str, int]], limits: Limits) -> None:
+def raise_passed(counts: list[tuple[str, int]], limits: Limits) -> None:
     """Raise the error of the first limit passed, naming the others passed too
     (reading stopped there: what was not read may pass more)."""
     passed = [(name, actual) for name, actual in counts if actual > getattr(limits, name)]
@@ -262,7 +268,7 @@ def _stop_point(offsets: array[int], limits: Limits) -> tuple[int, int] | None:
     return over_lits + 1, max_lits + 1
 
 
-def _read_model(
+def read_model(
     path: Input, limits: Limits, max_bytes: int, notes: Callable[[str], None] | None = None
 ) -> list[int]:
     name = _source.path_text(path)
@@ -283,11 +289,9 @@ def _read_model(
         return len(result) > most
 
     try:
-        result = _read_scanned(path, scan, settled, max_bytes, "model")
+        result = _read_scanned(path, scan, settled, max_bytes, "model", _model_sizes)
     except _OutOfMemory as exc:
-        counts = (
-            [] if not isinstance(exc.last, list) else [("max_assignment_literals", len(exc.last))]
-        )
+        counts = [] if exc.last is None else [("max_assignment_literals", exc.last)]
         _raise_out_of_memory(counts, limits)
         raise
     if notes is not None:
@@ -295,8 +299,13 @@ def _read_model(
             notes(note)
     if isinstance(result, DimacsError):
         raise result
-    _raise_passed([("max_assignment_literals", len(result))], limits)
+    raise_passed([("max_assignment_literals", len(result))], limits)
     return cast("list[int]", result)
+
+
+def _model_sizes(scanned: list[int] | DimacsError) -> int | None:
+    """The literals a scan of a model read (None: it found an error)."""
+    return len(scanned) if isinstance(scanned, list) else None
 
 
 def parse_files(
@@ -340,7 +349,7 @@ def read_files(
         raise TypeError("give exactly one of proof_path and model_path")
     cnf = read_cnf(cnf_path, limits, cap(_bounds.cnf_bytes))
     if model_path is not None:
-        return cnf, None, _read_model(model_path, limits, cap(_bounds.model_bytes), notes)
+        return cnf, None, read_model(model_path, limits, cap(_bounds.model_bytes), notes)
     assert proof_path is not None  # checked above; for type checkers
     proof = _read_drup(proof_path, cnf, limits, cap(_bounds.proof_bytes), proof_format, notes)
     return cnf, proof, None
