@@ -27,7 +27,7 @@ from ._core.outcome import Outcome
 from ._io.dimacs_text import DimacsError, Input
 from ._io.lrat_out import LratOut, LratWriteError
 from ._io.proofstream import proof_parts
-from ._io.whole_files import read_cnf
+from ._io.sat_stream import stream_cnf
 from .dimacs import StepMemo, files_report
 from .errors import CheckError, InvalidInput, LimitExceeded, TimedOut
 from .limits import Limits
@@ -298,10 +298,10 @@ def exact_counts(
         counts = {"max_proof_steps": steps, "max_proof_literals": literals}
     elif err.limit == "max_total_literals" and _regular(cnf):
         try:
-            lits = read_cnf(cnf, Limits.unlimited(), COUNT_BYTES)[2]
+            literals = stream_cnf(cnf, Limits.unlimited(), COUNT_BYTES, _no_check)[2]
         except (CheckError, DimacsError, OSError):
             return
-        counts = {"max_total_literals": len(lits)}
+        counts = {"max_total_literals": literals}
     if err.limit not in counts:
         return
     err.counted = counts[err.limit]
@@ -310,6 +310,10 @@ def exact_counts(
         (name, n) for name, n in counts.items() if name != err.limit and n > getattr(limits, name)
     )
     err.also_passed = tuple(known.items())
+
+
+def _no_check(*clauses: Any) -> None:
+    """The clauses of a CNF that is only counted (``stream_cnf``)."""
 
 
 def _regular(path: Input | None) -> bool:

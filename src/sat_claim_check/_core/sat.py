@@ -42,7 +42,7 @@ def check_sat(v: Validated) -> tuple[Reason | None, dict[str, Any] | None, int]:
 
 
 def scan_assignment(assignment: Iterable[int], num_vars: int) -> Failure | KeysView[int]:
-    """SPEC §3.1: the assignment's first fault, as (reason, discrepancy, 0), or
+    """The assignment's first fault, as (reason, discrepancy, 0), or
     the set of its literals (those made TRUE) when it has none."""
     first_index: dict[int, int] = {}
     for i, a in enumerate(assignment):
@@ -59,7 +59,7 @@ def scan_assignment(assignment: Iterable[int], num_vars: int) -> Failure | KeysV
 def first_failure(
     true: KeysView[int], offsets: array[int], lits: array[int], base: int = 0
 ) -> Failure | None:
-    """SPEC §3.2: the first clause of the flat arrays that no literal of
+    """The first clause of the flat arrays that no literal of
     ``true`` satisfies, as (reason, discrepancy, its index), the clauses
     numbered from ``base``; None when every clause passes."""
     m = len(offsets) - 1

@@ -411,15 +411,16 @@ cdef void _check_offsets(const int[::1] offsets, Py_ssize_t n_lits, str name) ex
 cdef int _load_cnf(Kernel self, Py_ssize_t more_clauses, Py_ssize_t more_lits) except -1:
     """Check the numbers and the CNF, allocate the per-literal arrays and the
     stores (sized for the CNF and ``more_clauses`` clauses of ``more_lits``
-    literals in all; they grow), and copy the CNF, encoded, into the chunk
-    buffers for _start_check.
+    literals in all; they grow), and point _start_check at the CNF's buffers
+    (held by the Kernel): it encodes one clause at a time into the chunk
+    buffer, so the CNF is never copied whole.
 
     Raises ValueError on inputs the kernel cannot run on, MemoryError when
     an allocation fails; the caller then frees.
     """
     cdef const int[::1] co = self._clause_offsets
     cdef const int[::1] cl = self._clause_lits
-    cdef Py_ssize_t k, i, m, total, slots, room
+    cdef Py_ssize_t k, i, m, total, slots, room, longest = 0
     cdef int lit, nv
 
     num_vars = self._num_vars
@@ -447,12 +448,13 @@ cdef int _load_cnf(Kernel self, Py_ssize_t more_clauses, Py_ssize_t more_lits) e
     self.nvars = nv
     self.max_size = 2
 
-    # The CNF, encoded, as the chunk at hand.
-    _room_for_chunk(self, m, total)
-    for k in range(m + 1):
-        self.step_off[k] = co[k]
-    for i in range(total):
-        self.step_lits[i] = _encode(cl[i])
+    # The CNF, read in place by _start_check; the chunk buffer holds one clause.
+    for k in range(m):
+        if co[k + 1] - co[k] > longest:
+            longest = co[k + 1] - co[k]
+    _room_for_chunk(self, 0, longest)
+    self.cnf_off = &co[0]
+    self.cnf_lits = &cl[0] if total else NULL
     self.n_steps = m
 
     # Per literal and per variable (the watches first: the biggest).  reason

@@ -80,7 +80,7 @@ cdef class Kernel:
     cdef int64_t max_work               # the cap, clamped to INT64_MAX
     cdef int64_t max_size               # >= 2, >= every stored clause's size: bounds a visit
 
-    # The chunk at hand (the CNF in start(), then each feed()'s steps): owned,
+    # The chunk at hand (each feed()'s steps; in start(), one CNF clause): owned,
     # encoded copies, read by the nogil check; the buffers are reused.
     cdef Py_ssize_t n_steps             # steps (or CNF clauses) in the chunk
     cdef int8_t* step_kind              # STEP_* per step
@@ -89,6 +89,10 @@ cdef class Kernel:
     cdef Py_ssize_t steps_room          # entries allocated in step_kind (step_off: + 1)
     cdef Py_ssize_t lits_room           # entries allocated in step_lits
     cdef Py_ssize_t chunk_index         # the chunk's failing step, or -1
+    # The CNF's offsets and literals, in its buffers (_clause_offsets and
+    # _clause_lits) from _load_cnf to the end of _start_check, else NULL.
+    cdef const int* cnf_off
+    cdef const int* cnf_lits
 
     # The clause store (SPEC §4.2): grows by doubling, reuses deleted clauses' room.
     cdef clause_t* clauses              # per slot

@@ -746,17 +746,21 @@ cdef class Kernel:
     cdef int _start_check(self) except -1 nogil:
         """SPEC §4.1, §4.3: the CNF clauses under ids 0..m-1 (long ones watched),
         then the initial build and its cap."""
-        cdef Py_ssize_t k
+        cdef Py_ssize_t k, i, n
         cdef cref_t cid
         for k in range(self.n_steps):
-            cid = self._store(self.step_lits + self.step_off[k],
-                              self.step_off[k + 1] - self.step_off[k])
+            n = self.cnf_off[k + 1] - self.cnf_off[k]
+            for i in range(n):                          # the clause, encoded
+                self.step_lits[i] = _encode(self.cnf_lits[self.cnf_off[k] + i])
+            cid = self._store(self.step_lits, n)
             if (self.lrat_open and self.clauses[cid].kind != TAUTOLOGY
-                    and self.clauses[cid].size < self.step_off[k + 1] - self.step_off[k]):
+                    and self.clauses[cid].size < n):
                 _lrat_copy(self, cid)                   # §10: it repeats a literal
             if self.clauses[cid].kind == LONG:
                 self._watch(cid)
         self.n_steps = 0
+        self.cnf_off = NULL
+        self.cnf_lits = NULL
         self._build()
         if self.work > self.max_work:
             self.status = STATUS_WORK_LIMIT

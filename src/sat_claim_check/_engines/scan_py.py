@@ -152,19 +152,20 @@ class CnfTextStream:
     ``header`` is (num_vars, num_clauses) of the header, -1 before it.
     """
 
+    # (num_vars, num_clauses) of the header; -1 each before it.
+    header: tuple[int, int]
+
     def __init__(self, max_vars: int = -1, max_clauses: int = -1, max_lits: int = -1) -> None:
         self._scan = _Scan(True, max_vars, max_clauses, max_lits)
         self._ended = False
-
-    @property
-    def header(self) -> tuple[int, int]:
-        return self._scan.num_vars, self._scan.num_clauses
+        self.header = (-1, -1)
 
     def scan(self, data: bytes | bytearray | memoryview, final: bool) -> CnfPart:
         if self._ended:
             raise RuntimeError("this CNF text stream has ended")
         code, line, token, value, _, offsets, lits, _ = self._scan.part(bytes(data), final)
         self._ended = final or code != OK
+        self.header = (self._scan.num_vars, self._scan.num_clauses)
         return code, line, token, value, offsets, lits
 
 

@@ -104,7 +104,7 @@ class _SatClaim:
             self.problem = exc
 
     def _scan(self, num_vars: int) -> None:
-        """The assignment's scan (SPEC §3.1), once the header is known."""
+        """The assignment's scan, once the header is known."""
         if self.model is not None and self.true is None and self.failure is None:
             found = scan_assignment(self.model, num_vars)
             if isinstance(found, KeysView):
