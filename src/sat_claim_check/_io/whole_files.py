@@ -170,7 +170,7 @@ def read_cnf(path: Input, limits: Limits, max_bytes: int) -> tuple[Any, ...]:
         )
     except _OutOfMemory as exc:
         # The header's counts, when a scan of the text read before saw them.
-        seen = (None, None) if exc.last is None else exc.last[4:6]
+        seen = (None, None) if exc.last is None else exc.last
         counts = [
             (name, count)
             for name, count in zip(("max_vars", "max_clauses"), seen)
