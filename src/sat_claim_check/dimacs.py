@@ -218,7 +218,9 @@ def run_files(
     (a ``Checker`` fed part by part): memory follows the live clauses, not the
     length of the proof, a named pipe or ``/dev/stdin`` is checked while its
     writer writes, and reading stops at the first step that fails or passes
-    a limit (a failing step before a malformed line is the verdict).
+    a limit (a failing step before a malformed line is the verdict).  With
+    a model, the model is read first and the CNF checked as it is read
+    (``_io.sat_stream``): memory follows the model, not the formula.
     ``progress(steps_checked, work)`` is also called after each part read,
     and ``reading(bytes_read, total_bytes)`` (total None when unknown, as for
     a pipe) after each part too; ``reading`` may instead name the proof's
