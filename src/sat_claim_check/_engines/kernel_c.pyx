@@ -103,6 +103,8 @@ cdef enum:
     STOPPED = 2
     FINISHED = 3
     BROKEN = 4
+    # _propagate prefetches the clause this many watch-list entries ahead.
+    PREFETCH = 4
 
 # Work between two polls (signals, progress) by default: about 4 ms of checking.
 POLL_INTERVAL = 1 << 20
@@ -478,6 +480,8 @@ cdef class Kernel:
                     # §4.3 propagate: "c = ws[i]; i += 1; work += 1" (the visits
                     # of a run are counted at its end)
                     h = i[0]
+                    if end - i > PREFETCH:
+                        scc_prefetch(arena + i[PREFETCH])
                     i += 1
                     L = arena + h
                     # §4.3 propagate: "if L[0] == f: swap L[0], L[1]", without a
