@@ -103,8 +103,11 @@ cdef enum:
     STOPPED = 2
     FINISHED = 3
     BROKEN = 4
-    # _propagate prefetches the clause this many watch-list entries ahead.
+    # _propagate prefetches the clause this many watch-list entries ahead, once
+    # the arena holds more than PREFETCH_ARENA entries (below, the clauses stay
+    # in the nearest caches, and the prefetch only costs).
     PREFETCH = 4
+    PREFETCH_ARENA = 65536
 
 # Work between two polls (signals, progress) by default: about 4 ms of checking.
 POLL_INTERVAL = 1 << 20
@@ -435,6 +438,8 @@ cdef class Kernel:
         cdef aref_t* end
         cdef aref_t* stop
         cdef aref_t* start
+        cdef aref_t* ahead                          # prefetch while i < ahead
+        cdef bint prefetch = self.arena_len > PREFETCH_ARENA
         cdef int32_t k, size
         cdef lit_t f, other
         cdef lit_t* L
@@ -450,6 +455,7 @@ cdef class Kernel:
             i = ws.data
             j = i
             end = i + ws.len
+            ahead = end - PREFETCH if prefetch and ws.len > PREFETCH else i
             # §4.3 propagate: "while i < len(ws):"
             while i != end:
                 # §4.3 "The cap": "an engine may stop earlier, as soon as the
@@ -480,7 +486,7 @@ cdef class Kernel:
                     # §4.3 propagate: "c = ws[i]; i += 1; work += 1" (the visits
                     # of a run are counted at its end)
                     h = i[0]
-                    if end - i > PREFETCH:
+                    if i < ahead:
                         scc_prefetch(arena + i[PREFETCH])
                     i += 1
                     L = arena + h
