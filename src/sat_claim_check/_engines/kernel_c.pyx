@@ -104,10 +104,24 @@ cdef enum:
     FINISHED = 3
     BROKEN = 4
     # _propagate prefetches the clause this many watch-list entries ahead, once
-    # the arena holds more than PREFETCH_ARENA entries (below, the clauses stay
-    # in the nearest caches, and the prefetch only costs).
+    # the arena holds more than _prefetch_arena entries.
     PREFETCH = 4
-    PREFETCH_ARENA = 65536
+
+# Below this many arena entries the clauses stay in the nearest caches and the
+# prefetch only costs (a few percent on the contract tier).  A hint only: it
+# changes no visit, no count; _set_prefetch_arena lets the tests run the
+# prefetching loop on small proofs.
+PREFETCH_ARENA = 65536
+cdef int64_t _prefetch_arena = PREFETCH_ARENA
+
+
+def _set_prefetch_arena(entries):
+    """Prefetch once the arena holds more than ``entries`` (the tests); return
+    the threshold it replaces."""
+    global _prefetch_arena
+    cdef int64_t before = _prefetch_arena
+    _prefetch_arena = entries
+    return before
 
 # Work between two polls (signals, progress) by default: about 4 ms of checking.
 POLL_INTERVAL = 1 << 20
@@ -439,7 +453,7 @@ cdef class Kernel:
         cdef aref_t* stop
         cdef aref_t* start
         cdef aref_t* ahead                          # prefetch while i < ahead
-        cdef bint prefetch = self.arena_len > PREFETCH_ARENA
+        cdef bint prefetch = self.arena_len > _prefetch_arena
         cdef int32_t k, size
         cdef lit_t f, other
         cdef lit_t* L
