@@ -123,6 +123,7 @@ def _set_prefetch_arena(entries):
     _prefetch_arena = entries
     return before
 
+
 # Work between two polls (signals, progress) by default: about 4 ms of checking.
 POLL_INTERVAL = 1 << 20
 # run() feeds the proof in slices of this many steps (each feed copies its slice).
