@@ -1,13 +1,13 @@
 """The sequential check from files against drat-trim, on fresh CaDiCaL proofs.
 
-    python benchmarks/fresh_proofs.py --drat-trim /work/tools/drat-trim \\
+    python benchmarks/sequential_fresh.py --drat-trim /work/tools/drat-trim \\
         [--dir DIR] [--repeat 3] [--baseline SRC] [NAME ...]
 
 NAME is ``php9`` (php(10, 9)) or ``r<n>_s<seed>`` (random 3-SAT, ``_cnfgen``),
 with ``.bin`` for CaDiCaL's binary proof (``cadical -q CNF PROOF``) instead of
 its text one (``cadical -q --no-binary CNF PROOF``); default: php9, php9.bin,
 r250_s4, r250_s4.bin, r250_s7.  The CNFs and proofs are written once to DIR
-(default /tmp/fresh-proofs) and reused; an instance CaDiCaL finds satisfiable
+(default /tmp/sequential-fresh) and reused; an instance CaDiCaL finds satisfiable
 is reported and skipped.
 
 Per instance, interleaved and best of ``--repeat``: ``drat-trim CNF PROOF -f``
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("names", nargs="*", default=DEFAULT)
     ap.add_argument("--drat-trim", default=os.environ.get("DRAT_TRIM"), required=False)
-    ap.add_argument("--dir", type=Path, default=Path("/tmp/fresh-proofs"))
+    ap.add_argument("--dir", type=Path, default=Path("/tmp/sequential-fresh"))
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--baseline", help="a directory holding another build's sat_claim_check")
     args = ap.parse_args(argv)
