@@ -9,9 +9,6 @@ from .._core.types import Ints, Progress
 
 POLL_INTERVAL: Final[int]
 RUN_SLICE: Final[int]
-PREFETCH_ARENA: Final[int]
-
-def _set_prefetch_arena(entries: int) -> int: ...
 
 class Kernel:
     """The clause multiset, watch lists and level-0 state of one unsat check."""
