@@ -16,7 +16,7 @@ from .._core.codes import EXIT_REJECTED
 from .._core.hints import limit_lines
 from .._core.options import Options
 from .._io.lrat_out import LratOut, LratWriteError
-from .._segments.local import WorkerFailed
+from .._segments.front import WorkerFailed
 from ..dimacs import StepMemo
 from ..errors import CheckError, LimitExceeded
 from ..files import Deadline, files_outcome
