@@ -69,10 +69,9 @@ def same(cnf: str, proof: str, **kw: Any) -> scc.Outcome:
     return one
 
 
-@pytest.mark.usefixtures("short_segments")
-def test_generated_proofs_give_the_bytes_of_one_core(tmp_path: Path) -> None:
+def generated_proofs(tmp_path: Path, count: int) -> None:
     verdicts = set()
-    for request in proofgen.cases("segments", 40):
+    for request in proofgen.cases("segments", count):
         cnf, proof = files(tmp_path, request)
         for reading in READINGS:
             outcome = same(cnf, proof, reading=reading)
@@ -80,10 +79,9 @@ def test_generated_proofs_give_the_bytes_of_one_core(tmp_path: Path) -> None:
     assert len(verdicts) >= 4, verdicts  # valid, and several ways to fail
 
 
-@pytest.mark.usefixtures("short_segments")
-def test_limits_and_malformed_lines_come_in_stream_order(tmp_path: Path) -> None:
+def problems(tmp_path: Path, count: int) -> None:
     rng = random.Random("segments-problems")
-    for request in proofgen.cases("segments-problems", 25):
+    for request in proofgen.cases("segments-problems", count):
         cnf, proof = files(tmp_path, request)
         steps = len(request["proof"])
         for reading in READINGS:
@@ -95,6 +93,26 @@ def test_limits_and_malformed_lines_come_in_stream_order(tmp_path: Path) -> None
         cnf, proof = files(tmp_path, request, "".join(lines))
         for reading in READINGS:
             same(cnf, proof, reading=reading)
+
+
+# Each check starts its worker processes: a few cases here, many with -m fuzz.
+
+
+@pytest.mark.usefixtures("short_segments")
+def test_generated_proofs_give_the_bytes_of_one_core(tmp_path: Path) -> None:
+    generated_proofs(tmp_path, 12)
+
+
+@pytest.mark.usefixtures("short_segments")
+def test_limits_and_malformed_lines_come_in_stream_order(tmp_path: Path) -> None:
+    problems(tmp_path, 5)
+
+
+@pytest.mark.fuzz
+@pytest.mark.usefixtures("short_segments")
+def test_many_generated_proofs_and_problems(tmp_path: Path) -> None:
+    generated_proofs(tmp_path, 400)
+    problems(tmp_path, 200)
 
 
 def test_a_solver_proof_in_every_reading_and_split(tmp_path: Path, cadical: str) -> None:
