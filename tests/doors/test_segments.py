@@ -284,3 +284,33 @@ def test_workers_end_when_the_checker_is_killed(tmp_path: Path) -> None:
         for pid in workers:
             if not gone(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_every_segment_is_claimed_once_and_its_owner_known() -> None:
+    import multiprocessing
+    import threading
+
+    from sat_claim_check._segments.claims import RING, Claims
+
+    claims = Claims(multiprocessing.get_context())
+    won: list[list[int]] = [[], [], []]
+
+    def walk(worker: int) -> None:
+        rng = random.Random(worker)
+        for segment in range(3000):
+            if claims.claim(segment, worker):
+                won[worker].append(segment)
+            if rng.random() < 0.01:
+                time.sleep(0.001)
+
+    walkers = [threading.Thread(target=walk, args=(w,)) for w in range(3)]
+    for t in walkers:
+        t.start()
+    for t in walkers:
+        t.join()
+    assert sorted(s for w in won for s in w) == list(range(3000))
+    assert claims.claimed == 3000
+    for worker, segments in enumerate(won):
+        owned = claims.owned_by(worker)
+        assert [s for s in range(3000) if owned(s)] == segments
+    assert RING > 3000

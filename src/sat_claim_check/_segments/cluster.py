@@ -60,7 +60,7 @@ class ClusterSegments(Segments):
         # Dask's own errors (a lost connection is an OSError) are not the files'.
         try:
             walkers = max(1, sum(client.nthreads().values()))
-            super().__init__(options, num_vars, clause_offsets, clause_lits, walkers, segment_steps)
+            super().__init__(options, num_vars, clause_offsets, clause_lits, segment_steps)
             # Its own key (no hash: another check of this CNF may release its own),
             # held here until the end: the tasks depend on it.
             self._cnf = client.scatter(

@@ -34,7 +34,7 @@ class WorkerFailed(RuntimeError):
 
 
 class Segments:
-    """An unsat check of the steps fed, by ``walkers`` walkers elsewhere."""
+    """An unsat check of the steps fed, by walkers elsewhere."""
 
     def __init__(
         self,
@@ -42,7 +42,6 @@ class Segments:
         num_vars: int,
         clause_offsets: array[int],
         clause_lits: array[int],
-        walkers: int,
         segment_steps: int,
     ) -> None:
         validate_cnf_arrays(num_vars, clause_offsets, clause_lits, options.limits)
@@ -50,7 +49,7 @@ class Segments:
         self._num_vars = num_vars
         self._steps = 0
         self._literals = 0
-        self._tally = Tally(segment_steps, walkers)
+        self._tally = Tally(segment_steps)
         self._done = False
 
     # -- what the subclass does ---------------------------------------------------------

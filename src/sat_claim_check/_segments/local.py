@@ -3,10 +3,9 @@
 ``SegmentChecker`` is ``front.Segments`` with ``jobs`` worker processes
 behind it: the steps it validates are handed to every worker as soon as
 they are (``Broadcast``: one thread a worker writes its pipe).
-Each worker walks the whole proof (``walk.Walker``), checking its own
-segments (segment s is worker s mod jobs's: no claims to arbitrate, and a
-worker that dies leaves a known gap) and replaying the others;
-``verdict.Tally`` makes the answer of their events.  Memory: every worker
+Each worker walks the whole proof (``walk.Walker``), checking the segments
+it reaches first (``claims``) and replaying the others; ``verdict.Tally``
+makes the answer of their events.  Memory: every worker
 holds the live clauses, and the steps read but not yet taken by the slowest
 worker are held here, up to ``HELD_BYTES`` (reading waits past that).
 
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._engines import resolve
 from .broadcast import END, Broadcast
+from .claims import Claims
 from .front import Segments, WorkerFailed
 from .walk import CHECK, REPLAY, STOP, Walker
 
@@ -60,17 +60,18 @@ class SegmentChecker(Segments):
         segment_steps: int | None = None,
     ) -> None:
         segment_steps = SEGMENT_STEPS if segment_steps is None else segment_steps
-        super().__init__(options, num_vars, clause_offsets, clause_lits, jobs, segment_steps)
+        super().__init__(options, num_vars, clause_offsets, clause_lits, segment_steps)
         context = _context()
         # The first step whose segment cannot change the answer: written here,
         # read by the workers (a late read only costs a segment).
         self._horizon = context.RawValue("q", NO_HORIZON)
+        self._claims = Claims(context)
         self._broadcast = Broadcast(HELD_BYTES)
         cnf = (num_vars, clause_offsets, clause_lits)
         self._workers: list[_Worker] = []
         try:
             for index in range(jobs):
-                walk = (index, jobs, self._horizon, segment_steps)
+                walk = (index, self._claims, self._horizon, segment_steps)
                 args = (options.engine, options.reading_code, cnf, walk)
                 self._workers.append(_Worker(context, index, args))
             # The threads start once every process has: no fork copies a thread.
@@ -127,7 +128,7 @@ class SegmentChecker(Segments):
                 self._horizon.value = horizon
         if not worker.finished and not alive:
             worker.finished = True
-            lost = self._tally.lost(worker.index)
+            lost = self._tally.lost(self._claims.owned_by(worker.index), self._claims.claimed)
             if lost is not None:
                 raise WorkerFailed(
                     f"a worker process died ({worker.how_it_ended()}) before it checked "
@@ -198,18 +199,18 @@ def _serve(
     engine: str,
     reading_code: int,
     cnf: tuple[int, array[int], array[int]],
-    walk: tuple[int, int, Any, int],
+    walk: tuple[int, Claims, Any, int],
 ) -> None:
     """A worker process: walk the proof the checker sends, sending back events."""
     # Ctrl-C reaches the whole process group: the checker decides.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    index, jobs, horizon, segment_steps = walk
+    index, claims, horizon, segment_steps = walk
 
     def claim(segment: int) -> int:
         if segment * segment_steps >= horizon.value:
             return STOP
-        return CHECK if segment % jobs == index else REPLAY
+        return CHECK if claims.claim(segment, index) else REPLAY
 
     threading.Thread(target=_end_with, args=(os.getppid(),), daemon=True).start()
     try:
