@@ -27,7 +27,7 @@ from ._core.outcome import Outcome
 from ._io.dimacs_text import DimacsError, Input
 from ._io.lrat_out import LratOut, LratWriteError
 from ._io.proofstream import proof_parts
-from ._io.whole_files import read_cnf
+from ._io.whole_files import OutOfTime, read_cnf
 from .dimacs import StepMemo, files_report
 from .errors import CheckError, InvalidInput, LimitExceeded, TimedOut
 from .limits import Limits
@@ -305,9 +305,11 @@ def exact_counts(
         counts = {"max_proof_steps": steps, "max_proof_literals": literals}
     elif err.limit == "max_total_literals" and _regular(cnf):
         try:
-            lits = read_cnf(cnf, Limits.unlimited(), COUNT_BYTES)[2]
-        except (CheckError, DimacsError, OSError):
-            return
+            lits = read_cnf(cnf, Limits.unlimited(), COUNT_BYTES, time.monotonic() + COUNT_SECONDS)[
+                2
+            ]
+        except (CheckError, DimacsError, OSError, OutOfTime):
+            return  # malformed further on, or too long to count: not known
         counts = {"max_total_literals": len(lits)}
     if err.limit not in counts:
         return
