@@ -1,8 +1,11 @@
 """From JSON text to result: the compiled request reader against the exact path.
 
-    python benchmarks/json_reader.py [--corpus DIR] [--rounds 7] [--thread-rounds 5]
+    python benchmarks/json_reader.py [--corpus DIR | --requests DIR] [--rounds 7]
+        [--thread-rounds 5]
 
-On the corpus's contract-tier unsat requests, each given as its JSON text:
+On the corpus's contract-tier unsat requests (or on every request file of
+``--requests DIR``, such as the held-out set ``heldout_requests.py`` writes),
+each given as its JSON text:
 
 * per request, text -> result with the compiled kernel, through
   ``_validate.validated_from_text`` (the compiled reader: "reader") and
@@ -11,7 +14,9 @@ On the corpus's contract-tier unsat requests, each given as its JSON text:
   round by round, best of the rounds per request, then the median; and,
   interleaved with them, ``scc.run(request)`` from the request already
   parsed into a dict ("dict": validation, conversion, kernel, result);
-* the time split of the reader's path: read + validate, kernel, output line;
+* the time split of the reader's path: read + validate, kernel, output line,
+  with the kernel's work counter (SPEC 4.3) per request and the kernel's time
+  per unit of work;
   and reading alone on the largest request the contract allows (100k
   literals, ``bench_engines.maximal_request``);
 * what a decline costs: texts the reader scans to the end before declining;
@@ -110,6 +115,12 @@ def corpus_texts(corpus: Path) -> list[tuple[str, bytes]]:
     ]
 
 
+def directory_texts(folder: Path) -> list[tuple[str, bytes]]:
+    """Every ``*.json`` file of a folder but its index, in name order."""
+    paths = sorted(p for p in folder.glob("*.json") if p.name != "index.json")
+    return [(p.stem, p.read_bytes()) for p in paths]
+
+
 def timed(fn: Callable[..., Any], *args: Any) -> float:
     start = time.perf_counter()
     fn(*args)
@@ -134,9 +145,9 @@ def per_request(texts: list[tuple[str, bytes]], rounds: int) -> dict[str, list[f
     return best
 
 
-def time_split(texts: list[tuple[str, bytes]], rounds: int) -> dict[str, float]:
-    """Median over requests of the best time of each stage of the reader's path,
-    and of the exact path's reading for comparison (the last entry)."""
+def time_split(texts: list[tuple[str, bytes]], rounds: int) -> dict[str, list[float]]:
+    """Per request, the best time of each stage of the reader's path, and of
+    the exact path's reading for comparison (the last entry)."""
     stages: dict[str, list[float]] = {
         "read + validate (validated_from_text)": [],
         "kernel": [],
@@ -152,7 +163,14 @@ def time_split(texts: list[tuple[str, bytes]], rounds: int) -> dict[str, float]:
         ]
         for name, fn in zip(stages, fns):
             stages[name].append(min(timed(fn) for _ in range(rounds)))
-    return {name: statistics.median(values) for name, values in stages.items()}
+    return stages
+
+
+def fit(xs: list[float], ys: list[float]) -> tuple[float, float]:
+    """Least squares y = a + b x: (a, b)."""
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    return my - b * mx, b
 
 
 def threads(
@@ -187,19 +205,21 @@ def main(argv: Sequence[str] | None = None) -> None:
         type=Path,
         default=Path(os.environ.get("SAT_CLAIM_CHECK_CORPUS", DEFAULT_CORPUS)),
     )
+    parser.add_argument("--requests", type=Path, help="time these request files instead")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--thread-rounds", type=int, default=5)
     args = parser.parse_args(argv)
     gc.disable()  # steadier timings; nothing here builds cycles worth collecting
 
-    texts = corpus_texts(args.corpus)
+    texts = directory_texts(args.requests) if args.requests else corpus_texts(args.corpus)
     accepted = sum(read_request(t, LIMITS) is not None for _, t in texts)
     for _, text in texts:  # the same answer both ways
         assert from_text_reader(text) == from_text_exact(text)
     size = statistics.median(len(t) for _, t in texts)
+    source = args.requests or "the corpus (contract-tier unsat)"
     print(
         f"# JSON text -> result (Python {sys.version.split()[0]}, {os.cpu_count()} cores): "
-        f"{len(texts)} contract-tier unsat requests, median {size / 1e3:.1f} kB of text, "
+        f"{len(texts)} requests from {source}, median {size / 1e3:.1f} kB of text, "
         f"{accepted} accepted by the compiled reader"
     )
 
@@ -219,7 +239,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"{len(texts)} (reader), {sum(b <= 1e-3 for b in best['exact'])} (exact)"
     )
 
-    split = time_split(texts, args.rounds)
+    stages = time_split(texts, args.rounds)
+    split = {name: statistics.median(values) for name, values in stages.items()}
     exact_reading = split.pop("(exact path: loads + validate)")
     total = sum(split.values())
     print("\n## Time split of the reader's path (median over requests of each stage's best)")
@@ -228,6 +249,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(
         f"  (the exact path reads in {exact_reading * 1e3:.3f} ms: "
         f"{exact_reading / split['read + validate (validated_from_text)']:.1f}x)"
+    )
+    work = [run_kernel(validated_from_text(t, LIMITS))[3] for _, t in texts]
+    per_work = [k / w for k, w in zip(stages["kernel"], work) if w]
+    a, b = fit([float(w) for w in work], best["reader"])
+    print(
+        f"  kernel work (SPEC 4.3) per request: median {statistics.median(work):.0f}, "
+        f"mean {statistics.fmean(work):.0f}; kernel time per unit of work: median "
+        f"{statistics.median(per_work) * 1e9:.2f} ns, overall "
+        f"{sum(stages['kernel']) / sum(work) * 1e9:.2f} ns"
+    )
+    print(
+        f"  compiled reader time ~ {a * 1e3:.3f} ms + {b * 1e9:.2f} ns x work "
+        f"(least squares over the {len(texts)} requests)"
     )
 
     text = json.dumps(maximal_request()).encode()
