@@ -16,7 +16,8 @@ each given as its JSON text:
   parsed into a dict ("dict": validation, conversion, kernel, result);
 * the time split of the reader's path: read + validate, kernel, output line,
   with the kernel's work counter (SPEC 4.3) per request and the kernel's time
-  per unit of work;
+  per unit of work, by family too; and how far the median could move on
+  another draw of as many requests (a bootstrap interval);
   and reading alone on the largest request the contract allows (100k
   literals, ``bench_engines.maximal_request``);
 * what a decline costs: texts the reader scans to the end before declining;
@@ -33,6 +34,7 @@ import argparse
 import gc
 import json
 import os
+import random
 import statistics
 import sys
 import threading
@@ -166,11 +168,29 @@ def time_split(texts: list[tuple[str, bytes]], rounds: int) -> dict[str, list[fl
     return stages
 
 
-def fit(xs: list[float], ys: list[float]) -> tuple[float, float]:
-    """Least squares y = a + b x: (a, b)."""
-    mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
-    return my - b * mx, b
+def median_interval(values: list[float], draws: int = 2000) -> tuple[float, float]:
+    """A bootstrap 90% interval of the median: how far another draw of as many
+    requests of the same kind could put it."""
+    rng = random.Random(0)
+    meds = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(draws))
+    return meds[draws // 20], meds[draws - draws // 20 - 1]
+
+
+def by_family(
+    texts: list[tuple[str, bytes]], total: list[float], kernel: list[float], work: list[int]
+) -> None:
+    """Per family (the second word of a request's name): the median time, work
+    and kernel time per unit of work."""
+    rows: dict[str, list[tuple[float, float, int]]] = {}
+    for (name, _), row in zip(texts, zip(total, kernel, work)):
+        rows.setdefault(name.split("-")[1], []).append(row)
+    for family, r in sorted(rows.items()):
+        seconds = statistics.median(t for t, _, _ in r)
+        print(
+            f"  {family:8s} {len(r):3d} requests: {seconds * 1e3:7.3f} ms, "
+            f"work {statistics.median(w for _, _, w in r):9.0f}, "
+            f"{statistics.median(k / w for _, k, w in r if w) * 1e9:6.2f} ns per unit"
+        )
 
 
 def threads(
@@ -252,17 +272,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     work = [run_kernel(validated_from_text(t, LIMITS))[3] for _, t in texts]
     per_work = [k / w for k, w in zip(stages["kernel"], work) if w]
-    a, b = fit([float(w) for w in work], best["reader"])
     print(
         f"  kernel work (SPEC 4.3) per request: median {statistics.median(work):.0f}, "
         f"mean {statistics.fmean(work):.0f}; kernel time per unit of work: median "
         f"{statistics.median(per_work) * 1e9:.2f} ns, overall "
         f"{sum(stages['kernel']) / sum(work) * 1e9:.2f} ns"
     )
+    low, high = median_interval(best["reader"])
     print(
-        f"  compiled reader time ~ {a * 1e3:.3f} ms + {b * 1e9:.2f} ns x work "
-        f"(least squares over the {len(texts)} requests)"
+        f"  the reader's median, bootstrap 90% interval over draws of {len(texts)} such "
+        f"requests: {low * 1e3:.3f} - {high * 1e3:.3f} ms"
     )
+    print("  by family: median time (reader), median work, median kernel time per unit of work")
+    by_family(texts, best["reader"], stages["kernel"], work)
 
     text = json.dumps(maximal_request()).encode()
     assert read_request(text, LIMITS) is not None
