@@ -1,8 +1,11 @@
 """From JSON text to result: the compiled request reader against the exact path.
 
-    python benchmarks/json_reader.py [--corpus DIR] [--rounds 7] [--thread-rounds 5]
+    python benchmarks/json_reader.py [--corpus DIR | --requests DIR] [--rounds 7]
+        [--thread-rounds 5]
 
-On the corpus's contract-tier unsat requests, each given as its JSON text:
+On the corpus's contract-tier unsat requests (or on every request file of
+``--requests DIR``, such as the held-out set ``heldout_requests.py`` writes),
+each given as its JSON text:
 
 * per request, text -> result with the compiled kernel, through
   ``_validate.validated_from_text`` (the compiled reader: "reader") and
@@ -11,7 +14,10 @@ On the corpus's contract-tier unsat requests, each given as its JSON text:
   round by round, best of the rounds per request, then the median; and,
   interleaved with them, ``scc.run(request)`` from the request already
   parsed into a dict ("dict": validation, conversion, kernel, result);
-* the time split of the reader's path: read + validate, kernel, output line;
+* the time split of the reader's path: read + validate, kernel, output line,
+  with the kernel's work counter (SPEC 4.3) per request and the kernel's time
+  per unit of work, by family too; and how far the median could move on
+  another draw of as many requests (a bootstrap interval);
   and reading alone on the largest request the contract allows (100k
   literals, ``bench_engines.maximal_request``);
 * what a decline costs: texts the reader scans to the end before declining;
@@ -28,6 +34,7 @@ import argparse
 import gc
 import json
 import os
+import random
 import statistics
 import sys
 import threading
@@ -110,6 +117,12 @@ def corpus_texts(corpus: Path) -> list[tuple[str, bytes]]:
     ]
 
 
+def directory_texts(folder: Path) -> list[tuple[str, bytes]]:
+    """Every ``*.json`` file of a folder but its index, in name order."""
+    paths = sorted(p for p in folder.glob("*.json") if p.name != "index.json")
+    return [(p.stem, p.read_bytes()) for p in paths]
+
+
 def timed(fn: Callable[..., Any], *args: Any) -> float:
     start = time.perf_counter()
     fn(*args)
@@ -134,9 +147,9 @@ def per_request(texts: list[tuple[str, bytes]], rounds: int) -> dict[str, list[f
     return best
 
 
-def time_split(texts: list[tuple[str, bytes]], rounds: int) -> dict[str, float]:
-    """Median over requests of the best time of each stage of the reader's path,
-    and of the exact path's reading for comparison (the last entry)."""
+def time_split(texts: list[tuple[str, bytes]], rounds: int) -> dict[str, list[float]]:
+    """Per request, the best time of each stage of the reader's path, and of
+    the exact path's reading for comparison (the last entry)."""
     stages: dict[str, list[float]] = {
         "read + validate (validated_from_text)": [],
         "kernel": [],
@@ -152,7 +165,32 @@ def time_split(texts: list[tuple[str, bytes]], rounds: int) -> dict[str, float]:
         ]
         for name, fn in zip(stages, fns):
             stages[name].append(min(timed(fn) for _ in range(rounds)))
-    return {name: statistics.median(values) for name, values in stages.items()}
+    return stages
+
+
+def median_interval(values: list[float], draws: int = 2000) -> tuple[float, float]:
+    """A bootstrap 90% interval of the median: how far another draw of as many
+    requests of the same kind could put it."""
+    rng = random.Random(0)
+    meds = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(draws))
+    return meds[draws // 20], meds[draws - draws // 20 - 1]
+
+
+def by_family(
+    texts: list[tuple[str, bytes]], total: list[float], kernel: list[float], work: list[int]
+) -> None:
+    """Per family (the second word of a request's name): the median time, work
+    and kernel time per unit of work."""
+    rows: dict[str, list[tuple[float, float, int]]] = {}
+    for (name, _), row in zip(texts, zip(total, kernel, work)):
+        rows.setdefault(name.split("-")[1], []).append(row)
+    for family, r in sorted(rows.items()):
+        seconds = statistics.median(t for t, _, _ in r)
+        print(
+            f"  {family:8s} {len(r):3d} requests: {seconds * 1e3:7.3f} ms, "
+            f"work {statistics.median(w for _, _, w in r):9.0f}, "
+            f"{statistics.median(k / w for _, k, w in r if w) * 1e9:6.2f} ns per unit"
+        )
 
 
 def threads(
@@ -187,19 +225,21 @@ def main(argv: Sequence[str] | None = None) -> None:
         type=Path,
         default=Path(os.environ.get("SAT_CLAIM_CHECK_CORPUS", DEFAULT_CORPUS)),
     )
+    parser.add_argument("--requests", type=Path, help="time these request files instead")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--thread-rounds", type=int, default=5)
     args = parser.parse_args(argv)
     gc.disable()  # steadier timings; nothing here builds cycles worth collecting
 
-    texts = corpus_texts(args.corpus)
+    texts = directory_texts(args.requests) if args.requests else corpus_texts(args.corpus)
     accepted = sum(read_request(t, LIMITS) is not None for _, t in texts)
     for _, text in texts:  # the same answer both ways
         assert from_text_reader(text) == from_text_exact(text)
     size = statistics.median(len(t) for _, t in texts)
+    source = args.requests or "the corpus (contract-tier unsat)"
     print(
         f"# JSON text -> result (Python {sys.version.split()[0]}, {os.cpu_count()} cores): "
-        f"{len(texts)} contract-tier unsat requests, median {size / 1e3:.1f} kB of text, "
+        f"{len(texts)} requests from {source}, median {size / 1e3:.1f} kB of text, "
         f"{accepted} accepted by the compiled reader"
     )
 
@@ -219,7 +259,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"{len(texts)} (reader), {sum(b <= 1e-3 for b in best['exact'])} (exact)"
     )
 
-    split = time_split(texts, args.rounds)
+    stages = time_split(texts, args.rounds)
+    split = {name: statistics.median(values) for name, values in stages.items()}
     exact_reading = split.pop("(exact path: loads + validate)")
     total = sum(split.values())
     print("\n## Time split of the reader's path (median over requests of each stage's best)")
@@ -229,6 +270,21 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"  (the exact path reads in {exact_reading * 1e3:.3f} ms: "
         f"{exact_reading / split['read + validate (validated_from_text)']:.1f}x)"
     )
+    work = [run_kernel(validated_from_text(t, LIMITS))[3] for _, t in texts]
+    per_work = [k / w for k, w in zip(stages["kernel"], work) if w]
+    print(
+        f"  kernel work (SPEC 4.3) per request: median {statistics.median(work):.0f}, "
+        f"mean {statistics.fmean(work):.0f}; kernel time per unit of work: median "
+        f"{statistics.median(per_work) * 1e9:.2f} ns, overall "
+        f"{sum(stages['kernel']) / sum(work) * 1e9:.2f} ns"
+    )
+    low, high = median_interval(best["reader"])
+    print(
+        f"  the reader's median, bootstrap 90% interval over draws of {len(texts)} such "
+        f"requests: {low * 1e3:.3f} - {high * 1e3:.3f} ms"
+    )
+    print("  by family: median time (reader), median work, median kernel time per unit of work")
+    by_family(texts, best["reader"], stages["kernel"], work)
 
     text = json.dumps(maximal_request()).encode()
     assert read_request(text, LIMITS) is not None

@@ -75,6 +75,7 @@ from ._io.sat_stream import sat_report
 from ._io.whole_files import clause_line as clause_line
 from ._io.whole_files import parse_files as parse_files
 from ._io.whole_files import read_cnf, read_files
+from ._segments import segments_for
 from .errors import LimitExceeded
 
 if TYPE_CHECKING:
@@ -275,13 +276,14 @@ def files_report(
     notes: Callable[[str], None] | None = None,
     lrat: tuple[Any, bool] | None = None,
     jobs: int = 1,
+    cluster: Any = None,
 ) -> Report:
     """The Report of a CNF file with a proof or a model file (as ``run_files``),
     under ``options``, made once by the door that takes the files;
     ``notes(text)`` hears of solver output skipped (status lines, a header);
     ``lrat`` (sink, binary) receives the proof's LRAT (``Checker``);
-    ``jobs`` > 1 checks the proof in segments on that many worker processes
-    (``in_segments`` says when)."""
+    ``jobs`` > 1 checks the proof in segments on that many worker processes,
+    ``cluster`` (a Dask client) on its workers (``segments_for`` says when)."""
     _check_texts(proof_path, model_path)
     limits = options.limits
     if proof_path is None:
@@ -295,25 +297,25 @@ def files_report(
     num_vars, offsets, lits = read_cnf(
         cnf_path, limits, _bounds.cnf_bytes(limits) if max_bytes is None else max_bytes
     )
+    max_proof = _bounds.proof_bytes(limits) if max_bytes is None else max_bytes
     stream = functools.partial(
         check_stream,
         path=proof_path,
-        max_bytes=_bounds.proof_bytes(limits) if max_bytes is None else max_bytes,
+        max_bytes=max_proof,
         progress=options.progress,
         reading=reading,
         memo=memo,
         proof_format=proof_format,
         notes=notes,
     )
-    if in_segments(jobs, options, memo is not None, lrat is not None):
-        from ._segments.local import SegmentChecker
-
-        with SegmentChecker(options, num_vars, offsets, lits, jobs) as segments:
+    segments = segments_for(jobs, cluster, options, memo is not None, lrat is not None)
+    if segments is not None:
+        with segments(options, num_vars, offsets, lits, proof_path, proof_format, max_proof) as s:
             try:
-                stream(segments)
+                stream(s)
             except (DimacsError, OSError) as problem:  # the steps before it come first
-                segments.stop_at(problem)
-            return segments.finish()
+                s.stop_at(problem)
+            return s.finish()
     checker = checker_of_arrays(num_vars, offsets, lits, options, lrat)
     stream(checker)
     return checker.finish()
@@ -321,15 +323,6 @@ def files_report(
 
 def _stdin(path: Input) -> bool:
     return isinstance(path, str) and path == "-"
-
-
-def in_segments(jobs: int, options: Options, explain: bool, lrat: bool) -> bool:
-    """Whether a proof is checked in segments on ``jobs`` processes: more than
-    one job, and neither the lenient reading (which deletions it ignores after
-    a conflict depends on the order of propagation), nor the steps
-    ``--explain`` keeps, nor an LRAT (numbered in stream order): those check
-    on one core."""
-    return jobs > 1 and options.reading != "lenient" and not explain and not lrat
 
 
 def parsed_report(parsed: Parsed, options: Options) -> Report:

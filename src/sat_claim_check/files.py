@@ -27,7 +27,7 @@ from ._core.outcome import Outcome
 from ._io.dimacs_text import DimacsError, Input
 from ._io.lrat_out import LratOut, LratWriteError
 from ._io.proofstream import proof_parts
-from ._io.sat_stream import stream_cnf
+from ._io.whole_files import OutOfTime, read_cnf
 from .dimacs import StepMemo, files_report
 from .errors import CheckError, InvalidInput, LimitExceeded, TimedOut
 from .limits import Limits
@@ -58,6 +58,7 @@ def check_files(
     lrat: Any = None,
     lrat_binary: bool = False,
     jobs: int = 1,
+    cluster: Any = None,
 ) -> Outcome:
     """Check a DIMACS CNF file with a DRUP proof (an unsat claim) or a model (a
     sat claim) file; return the Outcome, as ``check_json`` does for text.
@@ -85,8 +86,10 @@ def check_files(
     segments: the same result, byte for byte, without a work cap, and the
     Report's ``work`` is what the segments' checks counted (the exact
     counter is a check on one core's); the lenient reading and ``lrat``
-    check on one core.  docs/semantics.md ("Checking files", "LRAT out",
-    "One proof on every core") has the details.
+    check on one core.  ``cluster`` (a ``distributed.Client``) checks it so
+    on the cluster's workers instead, which read the proof file at its path
+    (``jobs`` is then unused).  docs/semantics.md ("Checking files", "LRAT
+    out", "One proof on every core") has the details.
     """
     if (proof is None) == (model is None):
         raise TypeError("give exactly one of proof (an unsat claim) and model (a sat claim)")
@@ -117,6 +120,7 @@ def check_files(
         max_bytes=max_bytes,
         lrat=out,
         jobs=jobs,
+        cluster=cluster,
     )
 
 
@@ -174,12 +178,14 @@ def files_outcome(
     memo: StepMemo | None = None,
     lrat: LratOut | None = None,
     jobs: int = 1,
+    cluster: Any = None,
 ) -> Outcome:
     """``check_files`` under Options made by the door (``clock`` is their
     progress callback); ``reading`` gets the byte progress, ``memo`` keeps
     the steps that ``--explain`` names, ``lrat`` the first reading's LRAT
     (closed here: put in place when valid, else taken away), ``jobs`` the
-    worker processes of a proof checked in segments."""
+    worker processes (or ``cluster`` the Dask client) of a proof checked in
+    segments."""
 
     def on_bytes(read: int, total: int | None) -> None:
         clock.bytes(read, total)
@@ -200,6 +206,7 @@ def files_outcome(
             notes=notes if first else None,
             lrat=lrat.open() if first and lrat is not None else None,
             jobs=jobs,
+            cluster=cluster,
         )
 
     try:
@@ -298,10 +305,12 @@ def exact_counts(
         counts = {"max_proof_steps": steps, "max_proof_literals": literals}
     elif err.limit == "max_total_literals" and _regular(cnf):
         try:
-            literals = stream_cnf(cnf, Limits.unlimited(), COUNT_BYTES, _no_check)[2]
-        except (CheckError, DimacsError, OSError):
-            return
-        counts = {"max_total_literals": literals}
+            lits = read_cnf(cnf, Limits.unlimited(), COUNT_BYTES, time.monotonic() + COUNT_SECONDS)[
+                2
+            ]
+        except (CheckError, DimacsError, OSError, OutOfTime):
+            return  # malformed further on, or too long to count: not known
+        counts = {"max_total_literals": len(lits)}
     if err.limit not in counts:
         return
     err.counted = counts[err.limit]
@@ -310,10 +319,6 @@ def exact_counts(
         (name, n) for name, n in counts.items() if name != err.limit and n > getattr(limits, name)
     )
     err.also_passed = tuple(known.items())
-
-
-def _no_check(*clauses: Any) -> None:
-    """The clauses of a CNF that is only counted (``stream_cnf``)."""
 
 
 def _regular(path: Input | None) -> bool:

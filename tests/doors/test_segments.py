@@ -69,10 +69,9 @@ def same(cnf: str, proof: str, **kw: Any) -> scc.Outcome:
     return one
 
 
-@pytest.mark.usefixtures("short_segments")
-def test_generated_proofs_give_the_bytes_of_one_core(tmp_path: Path) -> None:
+def generated_proofs(tmp_path: Path, count: int) -> None:
     verdicts = set()
-    for request in proofgen.cases("segments", 40):
+    for request in proofgen.cases("segments", count):
         cnf, proof = files(tmp_path, request)
         for reading in READINGS:
             outcome = same(cnf, proof, reading=reading)
@@ -80,10 +79,9 @@ def test_generated_proofs_give_the_bytes_of_one_core(tmp_path: Path) -> None:
     assert len(verdicts) >= 4, verdicts  # valid, and several ways to fail
 
 
-@pytest.mark.usefixtures("short_segments")
-def test_limits_and_malformed_lines_come_in_stream_order(tmp_path: Path) -> None:
+def problems(tmp_path: Path, count: int) -> None:
     rng = random.Random("segments-problems")
-    for request in proofgen.cases("segments-problems", 25):
+    for request in proofgen.cases("segments-problems", count):
         cnf, proof = files(tmp_path, request)
         steps = len(request["proof"])
         for reading in READINGS:
@@ -95,6 +93,26 @@ def test_limits_and_malformed_lines_come_in_stream_order(tmp_path: Path) -> None
         cnf, proof = files(tmp_path, request, "".join(lines))
         for reading in READINGS:
             same(cnf, proof, reading=reading)
+
+
+# Each check starts its worker processes: a few cases here, many with -m fuzz.
+
+
+@pytest.mark.usefixtures("short_segments")
+def test_generated_proofs_give_the_bytes_of_one_core(tmp_path: Path) -> None:
+    generated_proofs(tmp_path, 12)
+
+
+@pytest.mark.usefixtures("short_segments")
+def test_limits_and_malformed_lines_come_in_stream_order(tmp_path: Path) -> None:
+    problems(tmp_path, 5)
+
+
+@pytest.mark.fuzz
+@pytest.mark.usefixtures("short_segments")
+def test_many_generated_proofs_and_problems(tmp_path: Path) -> None:
+    generated_proofs(tmp_path, 400)
+    problems(tmp_path, 200)
 
 
 def test_a_solver_proof_in_every_reading_and_split(tmp_path: Path, cadical: str) -> None:
@@ -266,3 +284,33 @@ def test_workers_end_when_the_checker_is_killed(tmp_path: Path) -> None:
         for pid in workers:
             if not gone(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_every_segment_is_claimed_once_and_its_owner_known() -> None:
+    import multiprocessing
+    import threading
+
+    from sat_claim_check._segments.claims import RING, Claims
+
+    claims = Claims(multiprocessing.get_context())
+    won: list[list[int]] = [[], [], []]
+
+    def walk(worker: int) -> None:
+        rng = random.Random(worker)
+        for segment in range(3000):
+            if claims.claim(segment, worker):
+                won[worker].append(segment)
+            if rng.random() < 0.01:
+                time.sleep(0.001)
+
+    walkers = [threading.Thread(target=walk, args=(w,)) for w in range(3)]
+    for t in walkers:
+        t.start()
+    for t in walkers:
+        t.join()
+    assert sorted(s for w in won for s in w) == list(range(3000))
+    assert claims.claimed == 3000
+    for worker, segments in enumerate(won):
+        owned = claims.owned_by(worker)
+        assert [s for s in range(3000) if owned(s)] == segments
+    assert RING > 3000

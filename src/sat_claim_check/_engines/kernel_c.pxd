@@ -10,6 +10,10 @@ ctypedef int32_t cref_t     # a clause slot, or NONE
 ctypedef int32_t aref_t     # arena index of a clause's literals (after its slot, size)
 
 
+cdef extern from "prefetch.h" nogil:
+    void scc_prefetch(const void* p)
+
+
 cdef extern from "litset.h" nogil:
     uint64_t scc_lit_key(int32_t lit)
     uint64_t scc_set_hash(uint64_t sum, int32_t n)

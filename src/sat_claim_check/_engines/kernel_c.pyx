@@ -103,6 +103,26 @@ cdef enum:
     STOPPED = 2
     FINISHED = 3
     BROKEN = 4
+    # _propagate prefetches the clause this many watch-list entries ahead, once
+    # the arena holds more than _prefetch_arena entries.
+    PREFETCH = 4
+
+# Below this many arena entries the clauses stay in the nearest caches and the
+# prefetch only costs (a few percent on the contract tier).  A hint only: it
+# changes no visit, no count; _set_prefetch_arena lets the tests run the
+# prefetching loop on small proofs.
+PREFETCH_ARENA = 65536
+cdef int64_t _prefetch_arena = PREFETCH_ARENA
+
+
+def _set_prefetch_arena(entries):
+    """Prefetch once the arena holds more than ``entries`` (the tests); return
+    the threshold it replaces."""
+    global _prefetch_arena
+    cdef int64_t before = _prefetch_arena
+    _prefetch_arena = entries
+    return before
+
 
 # Work between two polls (signals, progress) by default: about 4 ms of checking.
 POLL_INTERVAL = 1 << 20
@@ -433,6 +453,8 @@ cdef class Kernel:
         cdef aref_t* end
         cdef aref_t* stop
         cdef aref_t* start
+        cdef aref_t* ahead                          # prefetch while i < ahead
+        cdef bint prefetch = self.arena_len > _prefetch_arena
         cdef int32_t k, size
         cdef lit_t f, other
         cdef lit_t* L
@@ -448,6 +470,7 @@ cdef class Kernel:
             i = ws.data
             j = i
             end = i + ws.len
+            ahead = end - PREFETCH if prefetch and ws.len > PREFETCH else i
             # §4.3 propagate: "while i < len(ws):"
             while i != end:
                 # §4.3 "The cap": "an engine may stop earlier, as soon as the
@@ -478,6 +501,8 @@ cdef class Kernel:
                     # §4.3 propagate: "c = ws[i]; i += 1; work += 1" (the visits
                     # of a run are counted at its end)
                     h = i[0]
+                    if i < ahead:
+                        scc_prefetch(arena + i[PREFETCH])
                     i += 1
                     L = arena + h
                     # §4.3 propagate: "if L[0] == f: swap L[0], L[1]", without a

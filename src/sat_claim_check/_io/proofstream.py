@@ -41,7 +41,7 @@ from .proof_head import Notes, SkipNotes, head_enough, proof_kind, rup_note
 
 if TYPE_CHECKING:
     from .._core.types import DrupPart, Progress, ProofFormat, Reading
-    from .._segments.local import SegmentChecker
+    from .._segments.front import Segments
 
 
 # Parts of a proof read ahead of the checker, and their size (of text, after
@@ -52,7 +52,7 @@ PART_BYTES = 1 << 18
 
 
 def check_stream(
-    checker: Checker | SegmentChecker,
+    checker: Checker | Segments,
     path: Input,
     max_bytes: int,
     *,
@@ -92,7 +92,7 @@ def check_stream(
 
 
 def _check_parts(
-    checker: Checker | SegmentChecker,
+    checker: Checker | Segments,
     reader: Any,
     name: str,
     max_bytes: int,

@@ -11,6 +11,7 @@ the limit error its counts explain (``_core.sizes.memory_error``).
 from __future__ import annotations
 
 import contextlib
+import time
 from array import array
 from bisect import bisect_right
 from collections.abc import Generator
@@ -148,11 +149,19 @@ def _scan_settled(result: tuple[Any, ...]) -> bool:
     return code not in _AT_THE_END and not (code == _codes.SCAN_ERR_NO_HEADER and token is None)
 
 
-def read_cnf(path: Input, limits: Limits, max_bytes: int) -> tuple[Any, ...]:
+class OutOfTime(Exception):
+    """read_cnf gave up at its ``until`` (a time.monotonic() value)."""
+
+
+def read_cnf(
+    path: Input, limits: Limits, max_bytes: int, until: float | None = None
+) -> tuple[Any, ...]:
     name = _source.path_text(path)
     heads: list[bytes] = []  # the file's first bytes, for a hint
 
     def scan(data: Any) -> Any:
+        if until is not None and time.monotonic() > until:
+            raise OutOfTime  # each scan doubles the text: at most twice the time
         if not heads:
             heads.append(bytes(data[:4096]))
         return scanner().parse_cnf(

@@ -5,7 +5,59 @@ kernel that has replayed the steps before a segment (``Kernel.replay``:
 taken as if they succeeded, unchecked) checks the segment as one check of
 the whole proof would.  ``walk`` is a worker's walk through the proof,
 ``verdict`` the answer of the segments' events in stream order, ``local``
-the worker processes of ``verify --jobs N``.  docs/semantics.md, "One proof
-on every core", says what is the same as a check on one core (every byte
-of the result) and what is not (the work counter).
+the worker processes of ``verify --jobs N``, ``cluster`` the tasks of
+``verify --scheduler ADDRESS``; ``front`` what both do in this process.
+docs/semantics.md, "One proof on every core", says what is the same as a
+check on one core (every byte of the result) and what is not (the work
+counter).
 """
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .._core.options import Options
+    from .._io.dimacs_text import Input
+    from .front import Segments
+
+__all__ = ["segments_for"]
+
+
+def segments_for(
+    jobs: int, cluster: Any, options: Options, explain: bool, lrat: bool
+) -> Callable[..., Segments] | None:
+    """How a proof is checked in segments: on ``cluster``'s workers (a Dask
+    client) or ``jobs`` > 1 worker processes; None (on one core) for the lenient
+    reading (which deletions it ignores after a conflict depends on the order
+    of propagation), the steps ``--explain`` keeps and an LRAT (numbered in
+    stream order)."""
+    if options.reading == "lenient" or explain or lrat or (cluster is None and jobs < 2):
+        return None
+    if cluster is not None:
+        from .cluster import ClusterSegments
+
+        def on_cluster(
+            options: Options, n: int, o: Any, c: Any, proof: Input, *rest: Any
+        ) -> Segments:
+            return ClusterSegments(options, n, o, c, cluster, _proof_path(proof), *rest)
+
+        return on_cluster
+    from .local import SegmentChecker
+
+    def on_processes(options: Options, n: int, o: Any, c: Any, *_: Any) -> Segments:
+        return SegmentChecker(options, n, o, c, jobs)
+
+    return on_processes
+
+
+def _proof_path(proof: Input) -> str:
+    """The proof's path, for a cluster's workers to read (ValueError: none)."""
+    if isinstance(proof, (str, os.PathLike)) and os.fspath(proof) != "-":
+        return os.fspath(proof)
+    raise ValueError(
+        "a proof checked on a cluster is read by its workers: give the path of a file "
+        "they can read, not standard input or an open file"
+    )

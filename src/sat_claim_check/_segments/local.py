@@ -1,14 +1,11 @@
 """One proof on every core: a proof checked as it is read, in segments, by worker processes.
 
-``SegmentChecker`` stands where a ``Checker`` stands for ``check_stream``
-(``_feed_arrays``, ``steps``, ``work``, ``done``, then ``finish``), with
-``jobs`` worker processes behind it.  The steps it is fed are validated here,
-in stream order, as the Checker validates them, and handed to every worker
-as soon as they are (``Broadcast``: one thread a worker writes its pipe).
-Each worker walks the whole proof (``walk.Walker``), checking its own
-segments (segment s is worker s mod jobs's: no claims to arbitrate, and a
-worker that dies leaves a known gap) and replaying the others;
-``verdict.Tally`` makes the answer of their events.  Memory: every worker
+``SegmentChecker`` is ``front.Segments`` with ``jobs`` worker processes
+behind it: the steps it validates are handed to every worker as soon as
+they are (``Broadcast``: one thread a worker writes its pipe).
+Each worker walks the whole proof (``walk.Walker``), checking the segments
+it reaches first (``claims``) and replaying the others; ``verdict.Tally``
+makes the answer of their events.  Memory: every worker
 holds the live clauses, and the steps read but not yet taken by the slowest
 worker are held here, up to ``HELD_BYTES`` (reading waits past that).
 
@@ -31,13 +28,10 @@ import traceback
 from array import array
 from typing import TYPE_CHECKING, Any
 
-from .._core.checker import ARRAY_CHUNK
-from .._core.report import Report, outcome
-from .._core.steps import step_arrays_chunk
-from .._core.validate import validate_cnf_arrays
 from .._engines import resolve
 from .broadcast import END, Broadcast
-from .verdict import Tally
+from .claims import Claims
+from .front import Segments, WorkerFailed
 from .walk import CHECK, REPLAY, STOP, Walker
 
 if TYPE_CHECKING:
@@ -49,16 +43,11 @@ __all__ = ["SEGMENT_STEPS", "SegmentChecker", "WorkerFailed"]
 
 SEGMENT_STEPS = 8192  # steps a segment (strictly read, each costs a level-0 build)
 HELD_BYTES = 256 << 20  # steps read and not yet taken by every worker, at most
-POLL_SECONDS = 0.2  # how often the progress callback (and its deadline) is called when waiting
 NO_HORIZON = 2**62
 PARENT_SECONDS = 0.5  # how often a worker looks whether the checker is still there
 
 
-class WorkerFailed(RuntimeError):
-    """A worker process died, or failed, before the answer was known."""
-
-
-class SegmentChecker:
+class SegmentChecker(Segments):
     """An unsat check of the steps fed, on ``jobs`` worker processes."""
 
     def __init__(
@@ -71,24 +60,18 @@ class SegmentChecker:
         segment_steps: int | None = None,
     ) -> None:
         segment_steps = SEGMENT_STEPS if segment_steps is None else segment_steps
-
-        validate_cnf_arrays(num_vars, clause_offsets, clause_lits, options.limits)
-        self._options = options
-        self._num_vars = num_vars
-        self._steps = 0
-        self._literals = 0
-        self._tally = Tally(segment_steps, jobs)
-        self._done = False
+        super().__init__(options, num_vars, clause_offsets, clause_lits, segment_steps)
         context = _context()
         # The first step whose segment cannot change the answer: written here,
         # read by the workers (a late read only costs a segment).
         self._horizon = context.RawValue("q", NO_HORIZON)
+        self._claims = Claims(context)
         self._broadcast = Broadcast(HELD_BYTES)
         cnf = (num_vars, clause_offsets, clause_lits)
         self._workers: list[_Worker] = []
         try:
             for index in range(jobs):
-                walk = (index, jobs, self._horizon, segment_steps)
+                walk = (index, self._claims, self._horizon, segment_steps)
                 args = (options.engine, options.reading_code, cnf, walk)
                 self._workers.append(_Worker(context, index, args))
             # The threads start once every process has: no fork copies a thread.
@@ -98,104 +81,16 @@ class SegmentChecker:
             self.close()
             raise
 
-    # -- what check_stream calls ------------------------------------------------------
-
-    def stop_at(self, problem: BaseException) -> None:
-        """Reading stopped at ``problem`` (a malformed line, a read error) after
-        the steps fed: raise it once they are known to pass, unless one of them
-        fails (that is the verdict: ``finish`` gives it)."""
-        self._tally.stop_at(problem)
-        self._wait()
-        self._tally.answer()  # raises the problem when it is the answer
-        self._done = True
-
-    def _feed_arrays(self, kinds: array[int], offsets: array[int], lits: array[int]) -> None:
-        """Validate steps as the Checker does, and hand those that pass to the
-        workers; a problem is raised once every step before it is known to pass
-        (unless one of them fails: that is the verdict)."""
-        limits = self._options.limits
-        for a in range(0, len(kinds), ARRAY_CHUNK):
-            if self._done:
-                return
-            b = min(a + ARRAY_CHUNK, len(kinds))
-            chunk = step_arrays_chunk(
-                kinds, offsets, lits, a, b, self._steps, self._literals, self._num_vars, limits
-            )
-            self._hand_out(chunk.kinds, chunk.offsets, chunk.lits)
-            if chunk.problem is not None:
-                self.stop_at(chunk.problem)
-                return
-        self._collect(0)
-
-    def _hand_out(self, kinds: array[int], offsets: array[int], lits: array[int]) -> None:
-        n = len(kinds)
-        if n == 0:
-            return
-        first, last = offsets[0], offsets[n]
+    def _send(self, kinds: array[int], offsets: array[int], lits: array[int]) -> None:
+        first, last = offsets[0], offsets[len(kinds)]
         if first != 0 or last != len(lits):  # a window into the part: the steps' own arrays
             lits = lits[first:last]
             offsets = array("i", [o - first for o in offsets])
         message = pickle.dumps((kinds, offsets, lits), pickle.HIGHEST_PROTOCOL)
         self._broadcast.put(message, self._idle)
-        self._tally.fed_steps(n)
-        self._steps += n
-        self._literals += last - first
 
-    @property
-    def steps(self) -> int:
-        """The steps fed so far (validated and handed out)."""
-        return self._steps
-
-    @property
-    def checked(self) -> int:
-        """The steps known to pass, from the first on."""
-        return self._tally.steps_checked
-
-    @property
-    def work(self) -> int:
-        """The work the segments' checks have counted so far."""
-        return self._tally.work
-
-    @property
-    def done(self) -> bool:
-        """True once the answer is fixed within the steps fed: reading can stop."""
-        return self._done or self._tally.event is not None
-
-    def finish(self) -> Report:
-        """Wait for the answer; return the Report (its work is what the segments'
-        checks counted: the exact counter belongs to a check on one core)."""
-        try:
-            if not self._tally.ended:
-                self._tally.end()
-            self._wait()
-            status, step_index, steps_checked, clause = self._tally.answer()
-            verdict = outcome(
-                status,
-                step_index,
-                steps_checked,
-                clause,
-                self._num_vars,
-                self._options.limits.max_propagation_work,
-            )
-            reasons, ignored = self._tally.deletions(steps_checked)
-            return Report(verdict, self._tally.work, self._options.engine, reasons, ignored)
-        finally:
-            self.close()
-
-    # -- the workers --------------------------------------------------------------------
-
-    def _wait(self) -> None:
-        """Wait until the answer is known."""
+    def _end_of_steps(self) -> None:
         self._broadcast.end()
-        while not self._tally.decided:
-            self._idle(POLL_SECONDS)
-
-    def _idle(self, seconds: float) -> None:
-        """Take the workers' events for a while, then say how far the check is
-        (the progress callback: a deadline, the progress line)."""
-        self._collect(seconds)
-        if self._options.progress is not None:
-            self._options.progress(self._tally.steps_checked, self._tally.work)
 
     def _collect(self, timeout: float) -> None:
         """Take the events the workers have sent (waiting up to ``timeout`` for
@@ -233,7 +128,7 @@ class SegmentChecker:
                 self._horizon.value = horizon
         if not worker.finished and not alive:
             worker.finished = True
-            lost = self._tally.lost(worker.index)
+            lost = self._tally.lost(self._claims.owned_by(worker.index), self._claims.claimed)
             if lost is not None:
                 raise WorkerFailed(
                     f"a worker process died ({worker.how_it_ended()}) before it checked "
@@ -246,12 +141,6 @@ class SegmentChecker:
         for worker in self._workers:
             worker.stop()
         self._workers = []
-
-    def __enter__(self) -> SegmentChecker:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 class _Worker:
@@ -310,18 +199,18 @@ def _serve(
     engine: str,
     reading_code: int,
     cnf: tuple[int, array[int], array[int]],
-    walk: tuple[int, int, Any, int],
+    walk: tuple[int, Claims, Any, int],
 ) -> None:
     """A worker process: walk the proof the checker sends, sending back events."""
     # Ctrl-C reaches the whole process group: the checker decides.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    index, jobs, horizon, segment_steps = walk
+    index, claims, horizon, segment_steps = walk
 
     def claim(segment: int) -> int:
         if segment * segment_steps >= horizon.value:
             return STOP
-        return CHECK if segment % jobs == index else REPLAY
+        return CHECK if claims.claim(segment, index) else REPLAY
 
     threading.Thread(target=_end_with, args=(os.getppid(),), daemon=True).start()
     try:

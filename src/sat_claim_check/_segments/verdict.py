@@ -10,6 +10,7 @@ passed.  No answer is given while a step before it is unchecked.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .._core.codes import STATUS_EMPTY_CLAUSE_NOT_DERIVED, STATUS_VALID
@@ -23,9 +24,8 @@ Answer = tuple[int, int, int, list[int]]
 class Tally:
     """The events of one proof's segments, and the answer once it is known."""
 
-    def __init__(self, segment_steps: int, walkers: int) -> None:
+    def __init__(self, segment_steps: int) -> None:
         self.segment_steps = segment_steps
-        self.walkers = walkers  # segment s is walker s % walkers's to check
         self.started = False  # a walker has said whether the CNF holds the empty clause
         self.derived = False  # the CNF or a step taken holds the empty clause
         self.fed = 0  # steps handed to the walkers
@@ -102,18 +102,19 @@ class Tally:
         """Steps known to pass, from the first on (for progress)."""
         return min(self.prefix * self.segment_steps, self.fed)
 
-    def lost(self, walker: int) -> int | None:
-        """The first segment the answer may need that ``walker`` (which has
-        died) has not checked, or None."""
-        first = self.prefix + (walker - self.prefix) % self.walkers
-        while first in self.passed:
-            first += self.walkers
+    def lost(self, owned: Callable[[int], bool], claimed: int) -> int | None:
+        """The first segment the answer may need, of the first ``claimed``, that
+        has not passed and is ``owned`` (by a walker that has died), or None."""
+        end = claimed
         needed = self.needed()
-        if needed is not None and first >= needed:
-            return None
-        if self.ended and first * self.segment_steps >= self.fed:
-            return None
-        return first
+        if needed is not None:
+            end = min(end, needed)
+        if self.ended:
+            end = min(end, -(-self.fed // self.segment_steps))
+        for segment in range(self.prefix, end):
+            if segment not in self.passed and owned(segment):
+                return segment
+        return None
 
     def answer(self) -> Answer:
         """The answer, once ``decided``; raises the reader's problem when that is

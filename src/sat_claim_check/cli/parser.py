@@ -195,6 +195,16 @@ def verify_options(verify: argparse.ArgumentParser) -> None:
         "--lrat and --explain check on one core",
     )
     verify.add_argument(
+        "--scheduler",
+        type=scheduler_address,
+        metavar="ADDRESS",
+        help="check the proof as --jobs does, on a Dask cluster: the address of "
+        "its scheduler (e.g. tcp://10.0.0.5:8786), or local:N to start N worker "
+        "processes here; a task per worker thread reads the proof file at its "
+        "path (a shared file system), a task whose worker dies is run again "
+        "(needs the dask extra; excludes --jobs and a proof on standard input)",
+    )
+    verify.add_argument(
         "--contract-limits",
         action="store_true",
         help="apply the JSON contract's size limits (the default is none: "

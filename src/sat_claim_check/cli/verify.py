@@ -12,18 +12,20 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from .._batch.cluster import ClusterError
 from .._core.codes import EXIT_REJECTED
 from .._core.hints import limit_lines
 from .._core.options import Options
 from .._io.lrat_out import LratOut, LratWriteError
-from .._segments.local import WorkerFailed
+from .._segments.front import WorkerFailed
 from ..dimacs import StepMemo
 from ..errors import CheckError, LimitExceeded
 from ..files import Deadline, files_outcome
 from ..limits import Limits
-from .options import jobs_for, limits_from
+from .options import limits_from
 from .output import describe_error, say, write_failed, write_output
 from .position import Position
+from .segments import Refused, cluster_of, segments_options
 
 
 def command_verify(args: argparse.Namespace) -> int:
@@ -41,36 +43,19 @@ def command_verify(args: argparse.Namespace) -> int:
     if args.deletions is None:
         args.deletions = "strict"
     limits = limits_from(args)
-    args.jobs = jobs_for(args.jobs) if args.proof is not None else 1
-    if args.jobs > 1:
-        segments_notes(args, limits)
-    return check_files_command(args, limits)
+    try:
+        segments_options(args, limits)
+        with cluster_of(args) as cluster:
+            return check_files_command(args, limits, cluster)
+    except (Refused, ClusterError, ImportError) as err:
+        say(str(err))
+        return EXIT_REJECTED
 
 
-def segments_notes(args: argparse.Namespace, limits: Limits) -> None:
-    """What --jobs does not do here, on stderr; args.jobs 1 when it checks on one core."""
-    one_core = [
-        why
-        for why, given in (
-            ("the lenient reading", args.reading == "lenient"),
-            ("--lrat", args.lrat is not None),
-            ("--explain", args.explain),
-        )
-        if given
-    ]
-    if one_core:
-        say(f"--jobs {args.jobs}: {' and '.join(one_core)} check on one core")
-        args.jobs = 1
-    elif limits.max_propagation_work < Limits.unlimited().max_propagation_work:
-        say(
-            f"--jobs {args.jobs}: no work cap (max_propagation_work "
-            f"{limits.max_propagation_work:,} applies to a check on one core, --jobs 1)"
-        )
-
-
-def check_files_command(args: argparse.Namespace, limits: Limits) -> int:
-    """Check args.cnf with args.proof or args.model; write the result line or the
-    error object, the hint on stderr; the exit code."""
+def check_files_command(args: argparse.Namespace, limits: Limits, cluster: Any = None) -> int:
+    """Check args.cnf with args.proof or args.model (on ``cluster``'s workers,
+    a Dask client, when given); write the result line or the error object, the
+    hint on stderr; the exit code."""
     if [args.cnf, args.proof, args.model].count("-") > 1:
         say("only one of the CNF, the proof and the model can be - (standard input)")
         return EXIT_REJECTED
@@ -100,6 +85,7 @@ def check_files_command(args: argparse.Namespace, limits: Limits) -> int:
                 memo=memo,
                 lrat=lrat,
                 jobs=getattr(args, "jobs", 1),
+                cluster=cluster,
             )
     except KeyboardInterrupt:
         return position.interrupted(None)
@@ -109,7 +95,7 @@ def check_files_command(args: argparse.Namespace, limits: Limits) -> int:
         return 128 + stop.signum
     except WorkerFailed as err:
         position.line.close()
-        say(f"{err}\nhint: --jobs 1 checks in this process")
+        say(f"{err}\nhint: without --jobs and --scheduler, the proof is checked in this process")
         return EXIT_REJECTED
     except LratWriteError as err:
         position.line.close()

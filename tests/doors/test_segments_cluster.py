@@ -1,0 +1,144 @@
+"""`verify --scheduler ADDRESS` and ``check_files(cluster=client)``: a proof
+checked in segments by the tasks of a Dask cluster gives the bytes a check on
+one core gives, a worker killed mid-check included (docs/semantics.md, "One
+proof on every core").  One LocalCluster of two worker processes on
+127.0.0.1 serves the module; skips without the dask extra.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import proofgen
+import pytest
+from _helpers import cli_text
+from test_segments import LONG, READINGS, UNLIMITED, files, long_proof
+
+import sat_claim_check as scc
+from sat_claim_check._segments import local
+
+distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
+dask = pytest.importorskip("dask")
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    cluster = distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=":0",
+        silence_logs=logging.CRITICAL,
+    )
+    client = distributed.Client(cluster)
+    try:
+        client.wait_for_workers(2)
+        yield client
+    finally:
+        client.close()
+        cluster.close()
+
+
+@pytest.fixture
+def short_segments(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(local, "SEGMENT_STEPS", 3)  # the tasks are told the length
+
+
+def same(client: Any, cnf: str, proof: str, **kw: Any) -> scc.Outcome:
+    one = scc.check_files(cnf, proof, **kw)
+    many = scc.check_files(cnf, proof, cluster=client, **kw)
+    assert (many.body, many.exit_code) == (one.body, one.exit_code), kw
+    if one.report is not None:
+        assert many.report is not None and many.report.hint == one.report.hint
+    return one
+
+
+@pytest.mark.usefixtures("short_segments")
+def test_generated_proofs_give_the_bytes_of_one_core(client: Any, tmp_path: Path) -> None:
+    verdicts = set()
+    for request in proofgen.cases("segments-cluster", 12):
+        cnf, proof = files(tmp_path, request)
+        for reading in READINGS:
+            outcome = same(client, cnf, proof, reading=reading)
+            verdicts.add(outcome.report.result["reason"] if outcome.report else "rejected")
+    assert len(verdicts) >= 3, verdicts
+
+
+@pytest.mark.usefixtures("short_segments")
+def test_limits_and_malformed_lines_come_in_stream_order(client: Any, tmp_path: Path) -> None:
+    for request in proofgen.cases("segments-cluster-problems", 6):
+        cnf, proof = files(tmp_path, request)
+        steps = len(request["proof"])
+        limits = scc.Limits(**{**UNLIMITED, "max_proof_steps": steps // 2})
+        same(client, cnf, proof, reading="strict", limits=limits)
+        lines = Path(proof).read_text().splitlines(keepends=True)
+        lines.insert(len(lines) // 2, "1 x 0\n")
+        Path(proof).write_text("".join(lines))
+        same(client, cnf, proof, reading="drat-trim")
+
+
+def test_a_killed_worker_costs_nothing(client: Any, tmp_path: Path) -> None:
+    # Its task is run again on a worker the nanny starts: the same answer.
+    cnf, proof = long_proof(tmp_path, **LONG)
+    one = scc.check_files(cnf, proof, reading="strict")
+    outcome: list[scc.Outcome] = []
+    check = threading.Thread(
+        target=lambda: outcome.append(scc.check_files(cnf, proof, reading="strict", cluster=client))
+    )
+    check.start()
+    deadline = time.monotonic() + 30
+    while not any(client.processing().values()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    busy = [address for address, tasks in client.processing().items() if tasks]
+    assert busy, "no task started"
+    os.kill(client.run(os.getpid)[busy[0]], signal.SIGKILL)
+    check.join(120)
+    assert not check.is_alive()
+    assert (outcome[0].body, outcome[0].exit_code) == (one.body, one.exit_code)
+    assert rerun(client) >= 1  # the kill met a task: it was run again
+    client.wait_for_workers(2, timeout=60)
+
+
+def rerun(client: Any) -> int:
+    """How many times the scheduler saw a segments task on a worker that died."""
+
+    def count(dask_scheduler: Any) -> int:
+        prefix = dask_scheduler.task_prefixes.get("sat-claim-check-segments")
+        return 0 if prefix is None else int(prefix.suspicious)
+
+    result: int = client.run_on_scheduler(count)
+    return result
+
+
+def test_the_cluster_reads_a_file_not_a_stream(client: Any, tmp_path: Path) -> None:
+    cnf, _ = long_proof(tmp_path, repeats=3)
+    with pytest.raises(ValueError, match="read by its workers"):
+        scc.check_files(cnf, "-", cluster=client)
+
+
+def test_verify_scheduler_writes_one_cores_line(tmp_path: Path) -> None:
+    cnf, proof = long_proof(tmp_path, repeats=3000)
+    one = cli_text("verify", cnf, proof, "--reading", "strict")
+    assert (
+        cli_text("verify", cnf, proof, "--reading", "strict", "--scheduler", "local:2")[:2]
+        == one[:2]
+    )
+
+
+def test_verify_scheduler_refuses_what_it_cannot_do(tmp_path: Path) -> None:
+    cnf, proof = long_proof(tmp_path, repeats=3)
+    code, out, err = cli_text("verify", cnf, "-", "--scheduler", "local:1", stdin=b"")
+    assert (code, out) == (2, "") and "not - (standard input)" in err
+    code, out, err = cli_text("verify", cnf, proof, "--scheduler", "local:1", "-j", "2")
+    assert (code, out) == (2, "") and "--scheduler excludes --jobs" in err
+    env = {**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"}
+    code, out, err = cli_text("verify", cnf, proof, "--scheduler", "tcp://127.0.0.1:9", env=env)
+    assert (code, out) == (2, "") and "cannot reach the scheduler" in err
