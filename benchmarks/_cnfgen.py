@@ -1,7 +1,8 @@
 """Small deterministic CNF generators for the solver benchmarks and held-out requests.
 
 Every generator returns ``(num_vars, clauses)`` with clauses as lists of
-non-zero ints; the same arguments (and seed) always give the same formula.
+non-zero ints (``planted_3sat`` a model too); the same arguments (and seed)
+always give the same formula.
 
 * ``pigeonhole(n)``: php(n+1, n), n+1 pigeons in n holes; unsatisfiable,
   and hard for resolution (proofs grow exponentially with n).
@@ -26,6 +27,8 @@ non-zero ints; the same arguments (and seed) always give the same formula.
   covered exactly once.
 * ``scramble(num_vars, clauses, rng)``: the same formula with variables renamed,
   signs flipped, clauses and their literals shuffled.
+* ``planted_3sat(n, m, seed)``: m random 3-clauses over n variables, each
+  true under a random model returned with them: satisfiable at any size.
 """
 
 from __future__ import annotations
@@ -169,6 +172,25 @@ def scramble(num_vars: int, clauses: Clauses, rng: random.Random) -> Clauses:
         rng.shuffle(c)
     rng.shuffle(out)
     return out
+
+
+def planted_3sat(n: int, m: int, seed: int) -> tuple[int, Clauses, list[int]]:
+    """m clauses of three distinct variables over n, each made true by a random
+    model: ``(num_vars, clauses, model)``, the model as literals 1..n signed."""
+    rng = random.Random(f"planted-{n}-{m}-{seed}")
+    model = [v if rng.random() < 0.5 else -v for v in range(n + 1)]
+    clauses: Clauses = []
+    for _ in range(m):
+        a, b, c = rng.randint(1, n), rng.randint(1, n), rng.randint(1, n)
+        while b == a:
+            b = rng.randint(1, n)
+        while c in (a, b):
+            c = rng.randint(1, n)
+        clause = [v if rng.random() < 0.5 else -v for v in (a, b, c)]
+        if not any(model[abs(lit)] == lit for lit in clause):
+            clause[0] = -clause[0]  # now true under the model
+        clauses.append(clause)
+    return n, clauses, model[1:]
 
 
 def write_dimacs(path: Path, num_vars: int, clauses: Clauses, comment: str = "") -> None:
