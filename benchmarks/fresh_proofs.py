@@ -2,6 +2,7 @@
 
     python benchmarks/fresh_proofs.py [--quick] [--repeat N] [--json FILE]
         [--keep DIR] [--timeout S] [--solve-timeout S] [--drup-steps N]
+        [--drup-timeout S]
     python benchmarks/fresh_proofs.py --memory [--memory-clauses N]
 
 Writes CNFs (``_cnfgen.py``: pigeonhole, random 3-SAT near the threshold,
@@ -15,8 +16,9 @@ own (wall clock and peak RSS from os.wait4, both sides reading the files):
   and --jobs 2 (its RSS: the largest of its processes), and --reading strict;
 * drat-trim -f (forward) and default (backward): $DRAT_TRIM or on the PATH;
 * dratify's check_proof with its Rust engine (cdclkit[native]), and drup's
-  check_proof_from_files, on proofs of at most --drup-steps steps (it keeps
-  every clause: 9,567 steps took it two minutes).
+  check_proof on proofs of at most --drup-steps steps, stopped after
+  --drup-timeout seconds (it keeps every clause and scans them all: 9,567
+  steps of a 639-clause CNF took it two minutes).
 
 What a checker cannot read is given a DRUP text copy: binary proofs to dratify
 and drup (written from our own reader's arrays), PicoSAT's and CryptoMiniSat's
@@ -240,7 +242,8 @@ def check(cnf: Path, p: Proof, args: argparse.Namespace) -> Row:
     cmds = commands(cnf, p, args)
     for _ in range(args.repeat):  # the checkers interleaved, round after round
         for label, cmd in cmds.items():
-            rc, seconds, rss, out = measure(cmd, args.timeout + 30)
+            limit = args.drup_timeout if label == "drup" else args.timeout + 30
+            rc, seconds, rss, out = measure(cmd, limit)
             v = verdict(label, rc, out)
             row.runs.append({"checker": label, "verdict": v, "seconds": seconds, "rss_mb": rss})
             row.verdicts[label] = v
@@ -347,7 +350,8 @@ def benchmark(args: argparse.Namespace, tmp: Path) -> int:
     if not os.path.exists(DRAT_TRIM):
         skipped.append(f"drat-trim ({DRAT_TRIM} not found; set DRAT_TRIM)")
     print(f"solvers: {', '.join(found)}\nskipped: {', '.join(skipped)}")
-    print(f"drat-trim: {DRAT_TRIM}; repeat {args.repeat}; drup up to {args.drup_steps:,} steps")
+    print(f"drat-trim: {DRAT_TRIM}; repeat {args.repeat}; drup up to {args.drup_steps:,}", end="")
+    print(f" steps, {args.drup_timeout:g} s")
     rows = []
     for fam, fargs, which in QUICK if args.quick else DEFAULT:
         num_vars, clauses = _cnfgen.family(fam, *fargs)
@@ -412,6 +416,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=int, default=600, help="seconds per check (600)")
     ap.add_argument("--solve-timeout", type=float, default=120, help="seconds per solve (120)")
     ap.add_argument("--drup-steps", type=int, default=5000, help="drup on proofs up to N steps")
+    ap.add_argument("--drup-timeout", type=float, default=120, help="seconds per drup check")
     args = ap.parse_args(argv)
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
