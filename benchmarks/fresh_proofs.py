@@ -16,7 +16,7 @@ own (wall clock; peak RSS by /usr/bin/time, else os.wait4; both reading files):
   and --jobs 2 (its RSS: the largest of its processes), and --reading strict;
 * drat-trim -f (forward) and default (backward): $DRAT_TRIM or on the PATH;
 * dratify's check_proof with its Rust engine (cdclkit[native]), and drup's
-  check_proof on proofs of at most --drup-steps steps, stopped after
+  check_proof_from_strings on proofs of at most --drup-steps steps, stopped after
   --drup-timeout seconds (it keeps every clause and scans them all: 9,567
   steps of a 639-clause CNF took it two minutes).
 
@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
 import math
 import os
@@ -73,6 +74,9 @@ CHECKERS = (*OURS, "dt -f", "dt", "dratify", "drup")
 PAIRS = [("ours j1", "dt -f"), ("ours j1", "dt"), ("ours j2", "dt"), ("ours j1", "ours j2")]
 PAIRS += [("ours j1", "dratify"), ("ours j1", "drup")]
 DECIDED = ("valid", "invalid")
+# a peer runs when its modules are installed: dratify with the Rust engine
+PEERS = {"dratify": ("dratify", "cdclkit_native"), "drup": ("drup",)}
+FOUND = {k for k, mods in PEERS.items() if all(importlib.util.find_spec(m) for m in mods)}
 
 
 def measure(cmd: list[str], timeout: float) -> tuple[int | None, float, float, str]:
@@ -237,8 +241,9 @@ def commands(cnf: Path, p: Proof, args: argparse.Namespace) -> dict[str, list[st
     if os.path.exists(DRAT_TRIM):
         cmds["dt -f"] = [DRAT_TRIM, str(cnf), str(p.drat), "-t", t, "-f"]
         cmds["dt"] = [DRAT_TRIM, str(cnf), str(p.drat), "-t", t]
-    cmds["dratify"] = [*peer, "dratify", str(cnf), str(p.text)]
-    if p.steps <= args.drup_steps:
+    if "dratify" in FOUND:
+        cmds["dratify"] = [*peer, "dratify", str(cnf), str(p.text)]
+    if "drup" in FOUND and p.steps <= args.drup_steps:
         cmds["drup"] = [*peer, "drup", str(cnf), str(p.text)]
     return cmds
 
@@ -360,6 +365,7 @@ def benchmark(args: argparse.Namespace, tmp: Path) -> int:
     found, skipped = solvers_found()
     if not os.path.exists(DRAT_TRIM):
         skipped.append(f"drat-trim ({DRAT_TRIM} not found; set DRAT_TRIM)")
+    skipped += [f"{k} (pip install {' '.join(PEERS[k])})" for k in PEERS if k not in FOUND]
     print(f"solvers: {', '.join(found)}\nskipped: {', '.join(skipped)}")
     print(f"drat-trim: {DRAT_TRIM}; repeat {args.repeat}; drup up to {args.drup_steps:,}", end="")
     print(f" steps, {args.drup_timeout:g} s; peak RSS by {TIME or 'os.wait4'}")
