@@ -491,6 +491,34 @@ def test_stores_stay_the_same_size_however_long_the_proof(comp: Any) -> None:
     assert long["pool_used"] <= 4 * (1 << 20)
 
 
+def test_a_formula_is_watched_in_lists_that_fit(comp: Any) -> None:
+    """The CNF's watch lists are sized from their lengths, in one piece: a list
+    grown by doubling would leave its old pieces in the pool (about twice the
+    room the watches need, for a big formula)."""
+    rng = random.Random(23)
+    n, m = 2000, 20000
+    clauses = [rng.sample(range(1, n + 1), 3) for _ in range(m)]
+    clauses = [[v if rng.random() < 0.5 else -v for v in c] for c in clauses]
+    co, cl = array("i", [0]), array("i")
+    for c in clauses:
+        cl.extend(c)
+        co.append(len(cl))
+    k = comp.Kernel(n, co, cl, None, None, None, BIG)
+    k.start()
+    k._check_invariants()
+    stats = k._stats()
+    lists = 2 * (n + 1)  # one entry each at most for an odd length (pieces are even)
+    assert stats["pool_used"] <= 4 * (2 * m + lists) + 16
+    # The table holds each live literal set once, as the reference engine counts them.
+    pure = ref.Kernel(n, co, cl, None, None, None, BIG)
+    pure.start()
+    assert (
+        stats["literal_sets"]
+        == pure._stats()["literal_sets"]
+        == len({frozenset(c) for c in clauses})
+    )
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs ru_maxrss in KiB")
 def test_peak_memory_does_not_grow_with_the_steps(comp: Any) -> None:
     """In a child process: the same lemmas deleted and added 10 or 200 times over,

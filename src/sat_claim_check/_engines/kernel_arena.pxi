@@ -19,7 +19,7 @@ from libc.string cimport memcpy, memset
 cdef enum:
     # The largest num_vars whose literals 2*var+1 fit a lit_t.
     MAX_VARS = 1073741823      # (INT32_MAX - 1) // 2
-    # The most slots, groups and arena entries the int32 references can name.
+    # The most slots and arena entries the int32 references can name.
     MAX_SLOTS = 2147483646
     MAX_ARENA = 2147483647
     # Dead arena entries tolerated whatever the live ones (collections stay rare
@@ -71,7 +71,7 @@ cdef int _zeroed(void** p, size_t nelems, size_t elsize) except -1 nogil:
 
 
 cdef int64_t _table_room(int64_t full, const char* what) except -1 nogil:
-    """The room for a full table of slots or groups: twice as much and 16
+    """The room for a full table of slots: twice as much and 16
     more, up to MAX_SLOTS; MemoryError (too many ``what``) past that."""
     cdef int64_t room = 2 * full + 16
     if room > MAX_SLOTS:
@@ -167,6 +167,40 @@ cdef inline void _ws_remove(watch_t* w, aref_t head) noexcept nogil:
             return
 
 
+cdef int _watch_cnf(Kernel self) except -1 nogil:
+    """Watch the CNF's long clauses (slots 0.. in storing order, just stored)
+    in lists sized to fit, in one block: a list grown by doubling leaves its
+    old pieces behind, which for a big formula is most of the pool.  The
+    lists' contents and order are those of a _watch per clause."""
+    cdef watch_t* watches = self.watches
+    cdef cref_t cid
+    cdef aref_t h
+    cdef Py_ssize_t x
+    cdef size_t total = 0
+    cdef int64_t cap
+    cdef char* base
+    for cid in range(self.n_slots):                 # the lists' lengths, in cap
+        if self.clauses[cid].kind == LONG:
+            h = self.clauses[cid].head
+            watches[self.arena[h]].cap += 1
+            watches[self.arena[h + 1]].cap += 1
+    for x in range(self.n_lits):
+        cap = watches[x].cap
+        cap += cap & 1                              # pieces stay 8-byte aligned
+        watches[x].cap = <int32_t>cap
+        total += <size_t>cap
+    if total:
+        base = _pool_take(&self.wpool, total * sizeof(aref_t))
+        for x in range(self.n_lits):
+            watches[x].data = <aref_t*>base
+            base += <size_t>watches[x].cap * sizeof(aref_t)
+    self.wpool.block = total * sizeof(aref_t) // 2 + 4096
+    for cid in range(self.n_slots):
+        if self.clauses[cid].kind == LONG:
+            self._watch(cid)
+    return 0
+
+
 cdef inline int32_t _compact_cap(int32_t length) noexcept nogil:
     """A watch list's room after a collection: half as much again, and even."""
     cdef int64_t cap
@@ -213,6 +247,8 @@ cdef cref_t _new_slot(Kernel self) except -2 nogil:
         return cid
     if self.n_slots == self.slots_room:
         room = _table_room(self.slots_room, "live clauses")
+        if self.lrat_ids != NULL:               # first: the room is the smaller one's
+            _grow(<void**>&self.lrat_ids, <size_t>room, sizeof(int64_t))
         _grow(<void**>&self.clauses, <size_t>room, sizeof(clause_t))
         self.slots_room = <cref_t>room
     cid = self.n_slots
@@ -220,42 +256,26 @@ cdef cref_t _new_slot(Kernel self) except -2 nogil:
     return cid
 
 
-cdef int32_t _new_group(Kernel self) except -2 nogil:
-    """A group for a new literal set: an emptied group's, else the next one."""
-    cdef int32_t g = self.free_groups
-    cdef int64_t room
-    if g >= 0:
-        self.free_groups = self.groups[g].top
-        return g
-    if self.n_groups == self.groups_room:
-        room = _table_room(self.groups_room, "literal sets")
-        _grow(<void**>&self.groups, <size_t>room, sizeof(group_t))
-        self.groups_room = <int32_t>room
-    g = self.n_groups
-    self.n_groups += 1
-    return g
-
-
 cdef int _grow_table(Kernel self) except -1 nogil:
-    """Double the table of groups and place every group again by its hash."""
+    """Double the table of literal sets and place every entry again by its hash."""
     cdef uint64_t slots = 2 * (self.table_mask + 1)
     cdef uint64_t mask = slots - 1
     cdef uint64_t k, i
-    cdef int32_t* old = self.table
-    cdef int32_t* table = NULL
-    cdef int32_t g
+    cdef cref_t* old = self.table
+    cdef cref_t* table = NULL
+    cdef cref_t cid
     if slots > (<uint64_t>1 << 32):
         with gil:
             raise MemoryError("too many literal sets")
-    _grow(<void**>&table, <size_t>slots, sizeof(int32_t))
-    memset(table, 0xff, <size_t>slots * sizeof(int32_t))     # every slot -1
+    _grow(<void**>&table, <size_t>slots, sizeof(cref_t))
+    memset(table, 0xff, <size_t>slots * sizeof(cref_t))     # every slot NONE
     for k in range(self.table_mask + 1):
-        g = old[k]
-        if g >= 0:
-            i = self.groups[g].hash & mask
-            while table[i] >= 0:
+        cid = old[k]
+        if cid != NONE:
+            i = self._hash_of(cid) & mask
+            while table[i] != NONE:
                 i = (i + 1) & mask
-            table[i] = g
+            table[i] = cid
     free(old)
     self.table = table
     self.table_mask = mask
@@ -282,9 +302,9 @@ cdef int _collect(Kernel self) except -1 nogil:
     """Reclaim the room of deleted clauses: move the live clauses to the front
     of the arena (in arena order, in place), and the watch lists into one new
     pool block, rewriting their arena references; then free the old pool and
-    give the arena's spare room back.  Slots, ids, groups and the unit list
-    do not change, only arena positions.  Raises MemoryError, changing
-    nothing, when the new block cannot be had."""
+    give the arena's spare room back.  Slots, the table and the unit list do
+    not change, only arena positions (their order stays: storing order).
+    Raises MemoryError, changing nothing, when the new block cannot be had."""
     cdef lit_t* arena = self.arena
     cdef aref_t p = 0, q = 0
     cdef int64_t room
@@ -462,10 +482,7 @@ cdef int _load_cnf(Kernel self, Py_ssize_t more_clauses, Py_ssize_t more_lits) e
     # assigned variable, and the trail only below trail_len.
     self.n_lits = 2 * (<Py_ssize_t>nv + 1)
     _zeroed(<void**>&self.watches, self.n_lits, sizeof(watch_t))
-    # The watch lists' first block: room for the CNF's watches, doubled.
-    self.wpool.block = 16 + 8 * (4 * <size_t>m + 4 * <size_t>self.n_lits)
-    if self.wpool.block < 4096:
-        self.wpool.block = 4096
+    self.wpool.block = 4096                     # the CNF's lists: _watch_cnf
     _zeroed(<void**>&self.vals, self.n_lits, sizeof(int8_t))
     _zeroed(<void**>&self.marks, self.n_lits, sizeof(uint8_t))
     _grow(<void**>&self.reason, nv + 1, sizeof(cref_t))
@@ -485,13 +502,13 @@ cdef int _load_cnf(Kernel self, Py_ssize_t more_clauses, Py_ssize_t more_lits) e
     _grow(<void**>&self.arena, self.arena_room, sizeof(lit_t))
     self.units_room = 64
     _grow(<void**>&self.units, self.units_room, sizeof(cref_t))
-    self.groups_room = <int32_t>(m + more_clauses + 64)
-    _grow(<void**>&self.groups, self.groups_room, sizeof(group_t))
+    if self._lrat is not None:
+        _grow(<void**>&self.lrat_ids, self.slots_room, sizeof(int64_t))
     slots = 16
-    while slots < 2 * self.groups_room:
+    while slots < 2 * <Py_ssize_t>self.slots_room:
         slots *= 2
-    _grow(<void**>&self.table, slots, sizeof(int32_t))
-    memset(self.table, 0xff, slots * sizeof(int32_t))      # every slot -1
+    _grow(<void**>&self.table, slots, sizeof(cref_t))
+    memset(self.table, 0xff, slots * sizeof(cref_t))       # every slot NONE
     self.table_mask = slots - 1
 
     self.n_collections = 0
@@ -504,9 +521,7 @@ cdef int _load_cnf(Kernel self, Py_ssize_t more_clauses, Py_ssize_t more_lits) e
     self.n_units = 0
     self.live_empty = 0
     self.derived_empty = False
-    self.n_groups = 0
-    self.free_groups = -1
-    self.live_groups = 0
+    self.live_sets = 0
     self.trail_len = 0
     self.qhead = 0
     self.conflict = NONE
@@ -658,8 +673,6 @@ cdef void _free(Kernel self) noexcept:
     self.marks = NULL
     free(self.table)
     self.table = NULL
-    free(self.groups)
-    self.groups = NULL
     free(self.vals)
     self.vals = NULL
     free(self.reason)

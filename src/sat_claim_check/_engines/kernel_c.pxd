@@ -37,12 +37,13 @@ cdef struct pool_t:
 
 
 cdef struct clause_t:
-    # A slot of the clause table.  Slots of deleted clauses are reused, so a
-    # slot is not the clause's id (its order of storing): ``id`` is.
-    int64_t id              # the clause's id (the order of storing), for the unit list
+    # A slot of the clause table (12 bytes: a formula's clauses are millions).
+    # Slots of deleted clauses are reused, so a slot is not the clause's id
+    # (its order of storing); the arena is in storing order (the collector
+    # keeps it), so of two live clauses the one with the higher ``head`` has
+    # the higher id.  The LRAT, which prints ids, keeps them (lrat_ids).
     aref_t head             # arena[head - 2] is the slot, arena[head - 1] the size
-    int32_t size            # number of distinct literals, at arena + head
-    cref_t below            # the next lower live clause of its group; free: next free slot
+    cref_t below            # the next lower live clause of its literal set; free: next free slot
     int8_t kind             # TAUTOLOGY, EMPTY, UNIT, LONG, or FREE (no clause here)
 
 
@@ -51,13 +52,6 @@ cdef struct bytes_t:
     char* data
     Py_ssize_t len          # bytes in use
     Py_ssize_t cap          # bytes allocated
-
-
-cdef struct group_t:
-    # The live clauses with one literal set, a stack through clause_t.below.
-    uint64_t hash           # scc_set_hash of the literal set
-    int32_t size            # its size
-    cref_t top              # its live clause with the highest id; free: the next free group
 
 
 @cython.final
@@ -117,14 +111,12 @@ cdef class Kernel:
     cdef readonly bint derived_empty    # the CNF or an add taken held the empty clause
     cdef uint8_t* marks                 # per literal: seen in the clause at hand
 
-    # Delete by literal set: open addressing over groups of equal literal sets.
-    cdef int32_t* table                 # slots: a group index, or -1
+    # Delete by literal set: open addressing over the live literal sets, each
+    # entry the set's live clause with the highest id (the top of its stack
+    # through clause_t.below); an entry's place comes from its set's hash.
+    cdef cref_t* table                  # slots: a clause slot, or NONE
     cdef uint64_t table_mask            # slots - 1 (slots is a power of two)
-    cdef group_t* groups                # per group
-    cdef int32_t n_groups               # groups ever used
-    cdef int32_t groups_room            # groups allocated
-    cdef int32_t free_groups            # the first free group (a list through top), or -1
-    cdef int32_t live_groups            # groups in the table (each has a live clause)
+    cdef int32_t live_sets              # entries in the table (each a live clause)
 
     # Watches and the level-0 state (SPEC §4.2, §4.3).
     cdef watch_t* watches               # per literal
@@ -169,6 +161,7 @@ cdef class Kernel:
     # n_cnf + 1 + r in the LRAT (its copy without the repeats), and lemmas
     # after the copies.
     cdef int64_t* lrat_copied
+    cdef int64_t* lrat_ids              # per slot: its clause's id (with an LRAT sink only)
     cdef Py_ssize_t n_copied
     cdef Py_ssize_t copied_room
 
@@ -205,7 +198,8 @@ cdef class Kernel:
     cdef str _not_checking(self, str call)
     cdef int _step(self, Py_ssize_t i, int64_t s) except -1 nogil
     cdef int _not_found(self, int64_t s) noexcept nogil
-    cdef int _remove_top(self, int32_t slot, int32_t g, int64_t s) except -1 nogil
+    cdef uint64_t _hash_of(self, cref_t cid) noexcept nogil
+    cdef int _remove_top(self, int32_t slot, int64_t s) except -1 nogil
     cdef object _replay_loaded(self)
     cdef int _replay_chunk(self) except -1 nogil
     cdef int _take(self, Py_ssize_t i, int64_t s) except -1 nogil

@@ -33,17 +33,18 @@ the end of the step.  Status, step index and steps checked are the same;
 callers ignore ``work`` for that status (it is an error, not a result).
 
 Memory follows the live clauses, not the steps: every store grows by doubling
-as clauses arrive, and the room of deleted clauses is reused.  A deleted
-clause's slot in the clause table goes to a free list, and its group of equal
-literal sets leaves the hash table when it empties; its literals stay in the
+as clauses arrive, and the room of deleted clauses is reused. A deleted
+clause's slot in the clause table goes to a free list, and its literal set
+leaves the hash table when no live clause has it; its literals stay in the
 arena as dead space until ``_collect`` copies the live clauses into a fresh
 arena (when the dead space passes the live one) and the watch lists into a
-fresh pool, rewriting their arena references.  Slots are not ids: a clause
-keeps its id (order of storing) for the unit list, which stays in id order,
-and the group stacks are in storing order, so "the live clause with the
-highest id" is still a group's top.  A deleted clause is never a reason of a
-level-0 literal nor the conflict once its delete is done (it would have forced
-a rebuild), so reusing its slot cannot confuse the reasons.
+fresh pool, rewriting their arena references. Slots are not ids, but the arena
+is in storing order (the collector keeps it): the unit list stays in id order
+by arena position, and the stacks of equal literal sets are in storing order,
+so "the live clause with the highest id" is a stack's top. A deleted clause is
+never a reason of a level-0 literal nor the conflict once its delete is done
+(it would have forced a rebuild), so reusing its slot cannot confuse the
+reasons.
 
 Each ``start``/``feed`` copies and encodes its input into C arrays while it
 holds the GIL, checking it as it goes (a kernel never reads out of bounds,
@@ -252,7 +253,7 @@ cdef class Kernel:
                            bint* tautology, uint64_t* h) noexcept nogil:
         """Write the distinct literals of ``given`` to ``out`` in order of first
         occurrence; return their number, set ``*tautology`` and ``*h`` (the hash
-        of the set, for the table of groups)."""
+        of the set, for the table of literal sets)."""
         cdef uint8_t* marks = self.marks
         cdef Py_ssize_t i
         cdef int32_t k = 0
@@ -290,11 +291,11 @@ cdef class Kernel:
         after the room for its header (``_reserve``), and ``h`` is their set's hash."""
         cdef cref_t cid = _new_slot(self)
         cdef clause_t* c = &self.clauses[cid]
-        cdef int32_t slot, g
-        c.id = self.next_id
+        cdef int32_t slot
+        if self.lrat_ids != NULL:
+            self.lrat_ids[cid] = self.next_id
         self.next_id += 1
         c.head = self.arena_len + 2
-        c.size = k
         self.arena[c.head - 2] = cid
         self.arena[c.head - 1] = k
         if tautology:
@@ -308,21 +309,15 @@ cdef class Kernel:
         self.arena_len += k + 2
         if k > self.max_size:
             self.max_size = k
-        # Its group of equal literal sets: clauses pushed in storing order, so the
-        # group's top is always its live clause with the highest id.
-        if 2 * (<int64_t>self.live_groups + 1) > <int64_t>(self.table_mask + 1):
+        # The stack of its literal set: clauses pushed in storing order, so the
+        # table's entry is always the set's live clause with the highest id.
+        if 2 * (<int64_t>self.live_sets + 1) > <int64_t>(self.table_mask + 1):
             _grow_table(self)
         slot = self._find_slot(self.arena + c.head, k, h)
-        g = self.table[slot]
-        if g < 0:
-            g = _new_group(self)
-            self.groups[g].hash = h
-            self.groups[g].size = k
-            self.groups[g].top = NONE
-            self.table[slot] = g
-            self.live_groups += 1
-        c.below = self.groups[g].top
-        self.groups[g].top = cid
+        c.below = self.table[slot]
+        if c.below == NONE:
+            self.live_sets += 1
+        self.table[slot] = cid
         if c.kind == EMPTY:
             self.live_empty += 1
             self.derived_empty = True
@@ -338,55 +333,66 @@ cdef class Kernel:
 
     cdef int32_t _find_slot(self, const lit_t* lits, int32_t n,
                             uint64_t h) noexcept nogil:
-        """The table slot holding the group of the set of the ``n`` distinct literals
-        at ``lits`` (hash ``h``), or the empty slot where it goes; equal hashes and
-        sizes are confirmed by comparing the sets, with the marks.  A group's set
-        is its top clause's literals (watching permutes them; the set stays)."""
+        """The table slot holding the live clause with the set of the ``n``
+        distinct literals at ``lits`` (hash ``h``), or the empty slot where it
+        goes; an entry of the same size is compared with the set, with the
+        marks (watching permutes a clause's literals; the set stays)."""
         cdef uint64_t i = h & self.table_mask
         cdef uint8_t* marks = self.marks
-        cdef int32_t g, t
+        cdef cref_t cid
+        cdef int32_t t
         cdef lit_t* other
         cdef bint equal
+        for t in range(n):
+            marks[lits[t]] = 1
         while True:
-            g = self.table[i]
-            if g < 0:
-                return <int32_t>i
-            if self.groups[g].hash == h and self.groups[g].size == n:
+            cid = self.table[i]
+            if cid == NONE:
+                break
+            other = self.arena + self.clauses[cid].head
+            if other[-1] == n:
                 # Two sets of n distinct literals: equal when one holds the other.
-                for t in range(n):
-                    marks[lits[t]] = 1
-                other = self.arena + self.clauses[self.groups[g].top].head
                 equal = True
                 for t in range(n):
                     if not marks[other[t]]:
                         equal = False
                         break
-                for t in range(n):
-                    marks[lits[t]] = 0
                 if equal:
-                    return <int32_t>i
+                    break
             i = (i + 1) & self.table_mask
+        for t in range(n):
+            marks[lits[t]] = 0
+        return <int32_t>i
+
+    cdef uint64_t _hash_of(self, cref_t cid) noexcept nogil:
+        """The hash of live clause ``cid``'s literal set (as ``_distinct`` makes it)."""
+        cdef lit_t* L = self.arena + self.clauses[cid].head
+        cdef int32_t t, n = L[-1]
+        cdef uint64_t sum = 0
+        for t in range(n):
+            sum += scc_lit_key(L[t])
+        return scc_set_hash(sum, n)
 
     cdef void _drop_slot(self, int32_t slot) noexcept nogil:
-        """Empty a table slot (its group has no live clause left), moving later
-        entries of its probe run back so every lookup still finds its group
+        """Empty a table slot (its set has no live clause left), moving later
+        entries of its probe run back so every lookup still finds its set
         (deletion in linear probing, without tombstones)."""
         cdef uint64_t mask = self.table_mask
         cdef uint64_t i = <uint64_t>slot
         cdef uint64_t j = i
         cdef uint64_t home
-        cdef int32_t g
-        self.table[i] = -1
+        cdef cref_t cid
+        self.table[i] = NONE
         while True:
             j = (j + 1) & mask
-            g = self.table[j]
-            if g < 0:
+            cid = self.table[j]
+            if cid == NONE:
                 return
-            home = self.groups[g].hash & mask
+            home = self._hash_of(cid) & mask
             if ((j - home) & mask) < ((j - i) & mask):
                 continue                                # its home is in (i, j]: it stays
-            self.table[i] = g
-            self.table[j] = -1
+            self.table[i] = cid
+            self.table[j] = NONE
             i = j
 
     cdef int _watch(self, cref_t cid) except -1 nogil:
@@ -654,7 +660,7 @@ cdef class Kernel:
         # §4.3 Attach: "swap the first non-FALSE literal into position 0, then the
         # next non-FALSE literal (searching from position 1 on) into position 1"
         for pos in range(2):
-            for k in range(pos, c.size):
+            for k in range(pos, L[-1]):
                 if self.vals[L[k]] != FALSE:
                     lit = L[pos]
                     L[pos] = L[k]
@@ -674,7 +680,7 @@ cdef class Kernel:
         return 0
 
     cdef int _delete(self, cref_t cid, int64_t s) except -1 nogil:
-        """Remove a live clause (at step s) that _step has taken off its group;
+        """Remove a live clause (at step s) that _step has taken off its stack;
         rebuild the level-0 state when it held it up."""
         cdef clause_t* c = &self.clauses[cid]
         cdef lit_t* L = self.arena + c.head
@@ -688,12 +694,13 @@ cdef class Kernel:
             rebuild = rebuild or self.live_empty == 0
         elif c.kind == UNIT or c.kind == LONG:
             if c.kind == UNIT:
-                # The unit list is in id order: find cid by bisection, close the gap.
+                # The unit list is in id order, which is arena order: find cid
+                # by bisection, close the gap.
                 lo = 0
                 hi = self.n_units
                 while lo < hi:
                     mid = (lo + hi) // 2
-                    if self.clauses[self.units[mid]].id < c.id:
+                    if self.clauses[self.units[mid]].head < c.head:
                         lo = mid + 1
                     else:
                         hi = mid
@@ -713,10 +720,10 @@ cdef class Kernel:
                 rebuild = True
         # Its room is reused: the slot goes to the free list at once, the
         # literals are dead arena space until _collect.  (Nothing refers to it
-        # any more: not a watch list, the unit list nor its group; a reason or
+        # any more: not a watch list, the unit list nor its stack; a reason or
         # the conflict it was forces the rebuild below.)
         self.arena[c.head - 2] = NONE
-        self.arena_dead += c.size + 2
+        self.arena_dead += L[-1] + 2
         c.kind = FREE
         c.below = self.free_slots
         self.free_slots = cid
@@ -779,10 +786,9 @@ cdef class Kernel:
                 self.step_lits[i] = _encode(self.cnf_lits[self.cnf_off[k] + i])
             cid = self._store(self.step_lits, n)
             if (self.lrat_open and self.clauses[cid].kind != TAUTOLOGY
-                    and self.clauses[cid].size < n):
+                    and self.arena[self.clauses[cid].head - 1] < n):
                 _lrat_copy(self, cid)                   # §10: it repeats a literal
-            if self.clauses[cid].kind == LONG:
-                self._watch(cid)
+        _watch_cnf(self)
         self.n_steps = 0
         self.cnf_off = NULL
         self.cnf_lits = NULL
@@ -1024,7 +1030,7 @@ cdef class Kernel:
         cdef const lit_t* given
         cdef Py_ssize_t n
         cdef lit_t* out
-        cdef int32_t k, slot, g
+        cdef int32_t k, slot
         cdef bint tautology, rup
         cdef cref_t cid
         cdef uint64_t h
@@ -1046,16 +1052,15 @@ cdef class Kernel:
             # §4.1 delete: "removes the live clause with the highest id whose
             # literal set equals C's literal set, else deleted_clause_not_found"
             slot = self._find_slot(out, k, h)
-            g = self.table[slot]
-            if g < 0:
+            if self.table[slot] == NONE:
                 return self._not_found(s)
-            if self.lenient and self._holds_up(self.groups[g].top):
+            if self.lenient and self._holds_up(self.table[slot]):
                 # §4.4: "or when the clause it would remove ... is a unit clause
                 # (§4.2), or is the reason of a level-0 literal": ignored.
                 self.ignored[self.n_ignored] = s
                 self.n_ignored += 1
                 return STATUS_VALID
-            self._remove_top(slot, g, s)
+            self._remove_top(slot, s)
             return STATUS_VALID
         # §4.1 add: "Then C must be RUP (§4.3) in the current multiset, else
         # lemma_not_rup.  Then C is added with the next id."
@@ -1070,17 +1075,16 @@ cdef class Kernel:
         self._attach(cid)
         return STATUS_VALID
 
-    cdef int _remove_top(self, int32_t slot, int32_t g, int64_t s) except -1 nogil:
-        """Delete (at step s) the live clause with the highest id of group ``g``
-        (at table slot ``slot``)."""
-        cdef cref_t cid = self.groups[g].top
-        self.groups[g].top = self.clauses[cid].below
-        if self.groups[g].top == NONE:
-            # The set's last live clause: the group leaves the table.
+    cdef int _remove_top(self, int32_t slot, int64_t s) except -1 nogil:
+        """Delete (at step s) the live clause with the highest id of a literal
+        set (the table's entry at ``slot``)."""
+        cdef cref_t cid = self.table[slot]
+        if self.clauses[cid].below == NONE:
+            # The set's last live clause: it leaves the table.
             self._drop_slot(slot)
-            self.groups[g].top = self.free_groups
-            self.free_groups = g
-            self.live_groups -= 1
+            self.live_sets -= 1
+        else:
+            self.table[slot] = self.clauses[cid].below
         if self.lrat_open:
             _lrat_deletion(self, cid)
         self._delete(cid, s)
@@ -1191,7 +1195,7 @@ cdef class Kernel:
         cdef int8_t kind = self.step_kind[i]
         cdef Py_ssize_t n
         cdef lit_t* out
-        cdef int32_t k, slot, g
+        cdef int32_t k, slot
         cdef bint tautology
         cdef cref_t cid
         cdef uint64_t h
@@ -1203,9 +1207,9 @@ cdef class Kernel:
         k = self._distinct(self.step_lits + self.step_off[i], n, out, &tautology, &h)
         if kind == STEP_DELETE:
             slot = self._find_slot(out, k, h)
-            g = self.table[slot]
-            if g >= 0 and not (self.lenient and self._holds_up(self.groups[g].top)):
-                self._remove_top(slot, g, s)
+            cid = self.table[slot]
+            if cid != NONE and not (self.lenient and self._holds_up(cid)):
+                self._remove_top(slot, s)
             return 0
         cid = self._commit(k, tautology, h)
         if not self.lazy:
@@ -1225,7 +1229,7 @@ cdef class Kernel:
         return {"live_clauses": self.n_slots - self._free_count(), "slots": self.n_slots,
                 "slots_room": self.slots_room, "arena_len": self.arena_len,
                 "arena_room": self.arena_room, "arena_dead": self.arena_dead,
-                "units_room": self.units_room, "groups": self.n_groups,
+                "units_room": self.units_room, "literal_sets": self.live_sets,
                 "table_slots": self.table_mask + 1, "pool_used": self.wpool.used,
                 "chunk_steps_room": self.steps_room, "chunk_lits_room": self.lits_room,
                 "collections": self.n_collections}
@@ -1249,19 +1253,19 @@ cdef class Kernel:
 
     cdef list _lits_of(self, cref_t cid):
         cdef clause_t* c = &self.clauses[cid]
-        return [self.arena[c.head + t] for t in range(c.size)]
+        return [self.arena[c.head + t] for t in range(self.arena[c.head - 1])]
 
     def _check_invariants(self):
         """Raise AssertionError unless the stores agree with each other (tests call it
         between steps; not after a step passed the cap, which stops mid-step).
 
         The checks of ``kernel_py.Kernel._check_invariants``, on this kernel's
-        structures, and its own: the arena, the free slots and free groups, the
-        table of groups, the watch pool's accounting and ``max_size``.
+        structures, and its own: the arena (in storing order), the free slots,
+        the table of literal sets, the watch pool's accounting and ``max_size``.
         """
         cdef cref_t cid, top
         cdef Py_ssize_t x, t, p
-        cdef int32_t g, size
+        cdef int32_t size
         cdef uint64_t s
         cdef watch_t* w
         cdef clause_t* c
@@ -1282,21 +1286,25 @@ cdef class Kernel:
         live = [x for x in range(self.n_slots) if self.clauses[<cref_t>x].kind != FREE]
         assert len(live) + len(free_slots) == self.n_slots
         lits = {}
-        ids = set()
         for cid in live:
             c = &self.clauses[cid]
-            assert 2 <= c.head and c.head + c.size <= self.arena_len, cid
-            assert self.arena[c.head - 2] == cid and self.arena[c.head - 1] == c.size, cid
-            assert 0 <= c.id < self.next_id and c.id not in ids, cid
-            ids.add(c.id)
+            size = self.arena[c.head - 1] if 2 <= c.head <= self.arena_len else -1
+            assert 0 <= size and c.head + size <= self.arena_len, cid
+            assert self.arena[c.head - 2] == cid, cid
             L = self._lits_of(cid)
             assert len(set(L)) == len(L) and all(2 <= x < nl for x in L), cid
             taut = any(x ^ 1 in L for x in L)
             assert c.kind == (TAUTOLOGY if taut else EMPTY if not L
                               else UNIT if len(L) == 1 else LONG), cid
-            assert c.size <= self.max_size, cid
+            assert size <= self.max_size, cid
             lits[cid] = L
         assert self.max_size >= 2
+        # Ids: the arena is in storing order, so live clauses by arena position
+        # are in id order (the LRAT's ids, when kept, say the same).
+        by_head = sorted(live, key=lambda x: self.clauses[<cref_t>x].head)
+        if self.lrat_ids != NULL:
+            ids = [self.lrat_ids[<cref_t>x] for x in by_head]
+            assert ids == sorted(set(ids)) and all(0 <= i < self.next_id for i in ids)
         # The arena: live regions and dead ones.
         dead = 0
         seen = set()
@@ -1337,53 +1345,39 @@ cdef class Kernel:
         assert self.n_long == len(longs)
         assert len(counts) == 2 * len(longs)
         assert used <= self.wpool.used
-        # Groups: each table entry a stack of the live clauses of one set, top
-        # first, ids descending; every live clause in one; free groups apart.
-        in_table = []
+        # Literal sets: each table entry the top of a stack of the live clauses
+        # of one set, ids descending; every live clause in one stack.
+        in_table = 0
         stacked = []
-        for t in range(self.table_mask + 1):
-            g = self.table[t]
-            if g < 0:
+        for t in range(<Py_ssize_t>(self.table_mask + 1)):
+            top = self.table[t]
+            if top == NONE:
                 continue
-            assert 0 <= g < self.n_groups
-            in_table.append(g)
-            top = self.groups[g].top
-            assert top in lits, g
+            assert top in lits, t
+            in_table += 1
             key = sorted(lits[top])
             s = 0
             for lit in key:
                 s += scc_lit_key(lit)
-            assert self.groups[g].hash == scc_set_hash(s, len(key))
-            assert self.groups[g].size == len(key)
+            assert self._hash_of(top) == scc_set_hash(s, len(key))
             marked = array("i", key)
-            assert self._find_slot_of(marked) == t, g
+            assert self._find_slot_of(marked) == t, top
             cid = top
             last = None
             while cid != NONE:
-                assert cid in lits and sorted(lits[cid]) == key, (g, cid)
-                assert last is None or self.clauses[cid].id < last, (g, cid)
-                last = self.clauses[cid].id
+                assert cid in lits and sorted(lits[cid]) == key, (top, cid)
+                assert last is None or self.clauses[cid].head < last, (top, cid)
+                last = self.clauses[cid].head
                 stacked.append(cid)
                 cid = self.clauses[cid].below
-        assert len(in_table) == len(set(in_table)) == self.live_groups
+        assert in_table == self.live_sets
         assert sorted(stacked) == sorted(live)
-        free_groups = set()
-        g = self.free_groups
-        while g >= 0:
-            assert g < self.n_groups and g not in free_groups, g
-            free_groups.add(g)
-            g = self.groups[g].top
-        assert not free_groups & set(in_table)
-        assert len(free_groups) + len(in_table) == self.n_groups
         # Units in id order; live empty clauses counted.
         units = [self.units[t] for t in range(self.n_units)]
-        by_id = []
         empties = 0
         for cid in live:
-            if self.clauses[cid].kind == UNIT:
-                by_id.append((self.clauses[cid].id, cid))
             empties += self.clauses[cid].kind == EMPTY
-        assert units == [cid for _, cid in sorted(by_id)]
+        assert units == [x for x in by_head if self.clauses[<cref_t>x].kind == UNIT]
         assert self.live_empty == empties
         # The trail, values and reasons.
         trail = [self.trail[t] for t in range(self.trail_len)]

@@ -65,7 +65,7 @@ cdef int _cmp_int32(const void* a, const void* b) noexcept nogil:
 
 cdef int64_t _lrat_number(Kernel self, cref_t cid) noexcept nogil:
     """Clause ``cid``'s number in the LRAT."""
-    cdef int64_t id = self.clauses[cid].id
+    cdef int64_t id = self.lrat_ids[cid]
     cdef Py_ssize_t lo = 0, hi = self.n_copied, mid
     if id >= self.n_cnf:
         return id + 1 + self.n_copied
@@ -89,11 +89,11 @@ cdef int _lrat_copy(Kernel self, cref_t cid) except -1 nogil:
         room = 2 * self.copied_room + 16
         _grow(<void**>&self.lrat_copied, <size_t>room, sizeof(int64_t))
         self.copied_room = room
-    self.lrat_copied[self.n_copied] = c.id
+    self.lrat_copied[self.n_copied] = self.lrat_ids[cid]
     self.n_copied += 1
     self.lrat_last = self.n_cnf + self.n_copied
-    return _lrat_put_line(self, &self.lrat_buf, self.lrat_last, self.arena + c.head, c.size,
-                          0, c.id + 1)
+    return _lrat_put_line(self, &self.lrat_buf, self.lrat_last, self.arena + c.head,
+                          self.arena[c.head - 1], 0, self.lrat_ids[cid] + 1)
 
 
 cdef int32_t _lrat_justify(Kernel self, cref_t conflict, const lit_t* assumed,
@@ -118,7 +118,7 @@ cdef int32_t _lrat_justify(Kernel self, cref_t conflict, const lit_t* assumed,
     first = top
     c = &self.clauses[conflict]
     L = self.arena + c.head
-    for t in range(c.size):
+    for t in range(L[-1]):
         v = L[t] >> 1
         if not marks[v << 1]:
             marks[v << 1] = 1
@@ -135,7 +135,7 @@ cdef int32_t _lrat_justify(Kernel self, cref_t conflict, const lit_t* assumed,
             continue
         c = &self.clauses[why]
         L = self.arena + c.head
-        for t in range(c.size):
+        for t in range(L[-1]):
             u = L[t] >> 1
             if not marks[u << 1]:
                 marks[u << 1] = 1
@@ -210,7 +210,7 @@ cdef int _lrat_deletion(Kernel self, cref_t cid) except -1 nogil:
     cdef clause_t* c = &self.clauses[cid]
     cdef bint binary = self.lrat_binary
     cdef char* p
-    if c.id >= self.n_cnf and c.kind == TAUTOLOGY:
+    if self.lrat_ids[cid] >= self.n_cnf and c.kind == TAUTOLOGY:
         return 0
     _bytes_room(&self.lrat_buf, 64)
     p = self.lrat_buf.data + self.lrat_buf.len
@@ -240,7 +240,7 @@ cdef int _lrat_close(Kernel self) except -1 nogil:
         # Only a CNF's (a lemma comes once the LRAT is closed): the first one.
         for x in range(self.n_slots):
             if self.clauses[x].kind == EMPTY and (
-                    conflict == NONE or self.clauses[x].id < self.clauses[conflict].id):
+                    conflict == NONE or self.lrat_ids[x] < self.lrat_ids[conflict]):
                 conflict = x
     else:
         conflict = self.conflict
@@ -298,3 +298,5 @@ cdef void _lrat_free(Kernel self) noexcept:
     free(self.lrat_copied)
     self.lrat_copied = NULL
     self.n_copied = self.copied_room = 0
+    free(self.lrat_ids)
+    self.lrat_ids = NULL

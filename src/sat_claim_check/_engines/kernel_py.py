@@ -923,7 +923,7 @@ class Kernel:
             return {}
         return {
             "live_clauses": len(self.lits),
-            "groups": len(self.by_set),
+            "literal_sets": len(self.by_set),
             "units": len(self.units),
             "trail": len(self.trail),
         }
