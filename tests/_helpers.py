@@ -6,11 +6,13 @@ Expected values never come from here: these only run things and look things up.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -226,3 +228,32 @@ def spy_on_tasks(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 
     monkeypatch.setattr(_batch._Worker, "give", give)
     return given_lines
+
+
+# -- a Dask cluster --------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def dask_client(**config: Any) -> Iterator[Any]:
+    """A client of a LocalCluster of two single-threaded worker processes on
+    127.0.0.1, made under the Dask ``config`` given (dotted keys); closed after.
+    Needs the dask extra (callers skip without it)."""
+    import dask
+    import distributed
+
+    with dask.config.set(config):
+        cluster = distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=":0",
+            silence_logs=logging.CRITICAL,
+        )
+    client = distributed.Client(cluster)
+    try:
+        client.wait_for_workers(2)
+        yield client
+    finally:
+        client.close()
+        cluster.close()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import json
-import logging
 import os
 import signal
 import socket
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _helpers import CLI, REPO, cli
+from _helpers import CLI, REPO, cli, dask_client
 
 distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
 dask = pytest.importorskip("dask")
@@ -122,21 +121,8 @@ def jobs_1_outcome(lines: list[bytes], manifest: str | None = None) -> tuple[str
 def client() -> Iterator[Any]:
     """A client of a LocalCluster of two single-threaded worker processes; a task
     whose worker dies twice is given up (KilledWorker), as with `local:N`."""
-    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
-        cluster = distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=":0",
-            silence_logs=logging.CRITICAL,
-        )
-    client = distributed.Client(cluster)
-    try:
+    with dask_client(**{"distributed.scheduler.allowed-failures": 1}) as client:
         yield client
-    finally:
-        client.close()
-        cluster.close()
 
 
 def worker_pids(client: Any) -> dict[str, int]:

@@ -7,7 +7,6 @@ proof on every core").  One LocalCluster of two worker processes on
 
 from __future__ import annotations
 
-import logging
 import os
 import signal
 import threading
@@ -18,7 +17,7 @@ from typing import Any
 
 import proofgen
 import pytest
-from _helpers import cli_text
+from _helpers import cli_text, dask_client
 from test_segments import LONG, READINGS, UNLIMITED, files, long_proof
 
 import sat_claim_check as scc
@@ -30,21 +29,8 @@ dask = pytest.importorskip("dask")
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[Any]:
-    cluster = distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=":0",
-        silence_logs=logging.CRITICAL,
-    )
-    client = distributed.Client(cluster)
-    try:
-        client.wait_for_workers(2)
+    with dask_client() as client:
         yield client
-    finally:
-        client.close()
-        cluster.close()
 
 
 @pytest.fixture
