@@ -314,3 +314,36 @@ def test_every_segment_is_claimed_once_and_its_owner_known() -> None:
         owned = claims.owned_by(worker)
         assert [s for s in range(3000) if owned(s)] == segments
     assert RING > 3000
+
+
+def test_a_chunk_reaches_the_workers_as_its_arrays() -> None:
+    """The bytes a worker is sent are the chunk's arrays, whatever their types."""
+    from array import array
+
+    from sat_claim_check._segments.broadcast import END, pack, unpack
+
+    rng = random.Random("pack")
+    for n in (0, 1, 2, 3, 4, 5, 17):
+        kinds = array("b", [rng.choice((0, 1, 2, 3)) for _ in range(n)])
+        sizes = [rng.randint(0, 4) for _ in range(n)]
+        offsets = array("i", [0])
+        for size in sizes:
+            offsets.append(offsets[-1] + size)
+        lits = array("i", [rng.choice((-1, 1)) * rng.randint(1, 2**31 - 1) for _ in offsets[1:]])
+        lits = lits * 4  # as many as the offsets end at
+        del lits[offsets[-1] :]
+        for given in (
+            (kinds, offsets, lits),
+            (array("h", kinds), array("l", offsets), array("q", lits)),
+        ):
+            message = pack(*given)
+            assert message != END
+            k, o, li = unpack(message)
+            assert (k.format, o.format, li.format) == ("b", "i", "i")
+            assert (k.tolist(), o.tolist(), li.tolist()) == (
+                kinds.tolist(),
+                offsets.tolist(),
+                lits.tolist(),
+            )
+        with pytest.raises(ValueError):
+            unpack(message + b"\0\0\0\0")
