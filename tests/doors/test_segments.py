@@ -314,3 +314,64 @@ def test_every_segment_is_claimed_once_and_its_owner_known() -> None:
         owned = claims.owned_by(worker)
         assert [s for s in range(3000) if owned(s)] == segments
     assert RING > 3000
+
+
+def test_a_chunk_reaches_the_workers_as_its_arrays() -> None:
+    """The bytes a worker is sent are the chunk's arrays, whatever their types."""
+    from array import array
+
+    from sat_claim_check._segments.broadcast import END, pack, unpack
+
+    rng = random.Random("pack")
+    for n in (0, 1, 2, 3, 4, 5, 17):
+        kinds = array("b", [rng.choice((0, 1, 2, 3)) for _ in range(n)])
+        sizes = [rng.randint(0, 4) for _ in range(n)]
+        offsets = array("i", [0])
+        for size in sizes:
+            offsets.append(offsets[-1] + size)
+        lits = array("i", [rng.choice((-1, 1)) * rng.randint(1, 2**31 - 1) for _ in offsets[1:]])
+        lits = lits * 4  # as many as the offsets end at
+        del lits[offsets[-1] :]
+        for given in (
+            (kinds, offsets, lits),
+            (array("h", kinds), array("l", offsets), array("q", lits)),
+        ):
+            message = pack(*given)
+            assert message != END
+            k, o, li = unpack(message)
+            assert (k.format, o.format, li.format) == ("b", "i", "i")
+            assert (k.tolist(), o.tolist(), li.tolist()) == (
+                kinds.tolist(),
+                offsets.tolist(),
+                lits.tolist(),
+            )
+        with pytest.raises(ValueError):
+            unpack(message + b"\0\0\0\0")
+
+
+def test_validation_counts_a_chunk_once_taken_and_stops_at_a_problem(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What this process and a walker reading the file both validate."""
+    from array import array
+
+    from sat_claim_check._core import checker
+    from sat_claim_check._segments import front
+
+    monkeypatch.setattr(front, "ARRAY_CHUNK", 2)
+    kinds = array("b", [0, 0, 1, 0, 0])
+    offsets = array("i", [0, 2, 3, 5, 6, 8])
+    lits = array("i", [1, 2, -1, 1, 2, 3, -2, -3])
+    assert checker.ARRAY_CHUNK > 2  # the chunks here are front's own
+    limits = scc.Limits(**{**UNLIMITED, "max_proof_steps": 6, "max_proof_literals": 100})
+    v = front.Validation(3, limits)
+    seen = []
+    for chunk in v.chunks(kinds, offsets, lits):
+        seen.append((len(chunk.kinds), v.steps, v.literals, chunk.problem))
+    assert seen == [(2, 0, 0, None), (2, 2, 3, None), (1, 4, 6, None)]
+    assert (v.steps, v.literals) == (5, 8)
+    # the sixth step is the last the limit allows: the seventh is the problem
+    taken = [len(c.kinds) for c in v.chunks(kinds, offsets, lits)]
+    assert taken == [1] and v.steps == 6
+    over = [c.problem for c in v.chunks(kinds, offsets, lits)]
+    assert len(over) == 1 and over[0] is not None and v.steps == 6

@@ -5,11 +5,17 @@ and go on; the messages between the slowest and the fastest are held here,
 up to a bound in bytes (``put`` waits past it), and dropped once every
 worker has them.  A worker that has gone (its pipe broken) no longer holds
 anything back.
+
+A message is a chunk of steps as the arrays' own bytes (``pack``), read in
+the worker as views of the bytes received (``unpack``): no pickle, one copy
+made here and none there (the kernels copy what they take).
 """
 
 from __future__ import annotations
 
+import struct
 import threading
+from array import array
 from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -17,10 +23,39 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
-__all__ = ["END", "Broadcast"]
+__all__ = ["END", "Broadcast", "pack", "unpack"]
 
-END = b"end"  # the last message (a pickle never equals it)
+END = b"end"  # the last message (a packed chunk is longer, its head alone 16 bytes)
 GONE = 1 << 62  # the position of a reader whose worker has gone
+HEAD = struct.Struct("<qq")  # the steps, the literals
+INT = array("i").itemsize  # a literal, an offset: a C int (what the kernels read)
+
+
+def pack(kinds: array[int], offsets: array[int], lits: array[int]) -> bytes:
+    """A chunk of steps as one message: its head, then the kinds (padded to a
+    whole int), the offsets and the literals, native bytes (``offsets`` index
+    ``lits`` from 0: ``offsets[0] == 0``, ``offsets[-1] == len(lits)``)."""
+    n, m = len(kinds), len(lits)
+    assert len(offsets) == n + 1 and offsets[0] == 0 and offsets[n] == m
+    if kinds.typecode != "b":
+        kinds = array("b", kinds)
+    if offsets.typecode != "i":
+        offsets = array("i", offsets)
+    if lits.typecode != "i":
+        lits = array("i", lits)
+    return b"".join((HEAD.pack(n, m), kinds, bytes(-n % INT), offsets, lits))
+
+
+def unpack(message: bytes) -> tuple[memoryview, memoryview, memoryview]:
+    """(kinds, offsets, lits) of a ``pack``ed message: views of its bytes."""
+    n, m = HEAD.unpack_from(message)
+    view = memoryview(message)
+    a = HEAD.size
+    b = a + n + (-n % INT)
+    c = b + (n + 1) * INT
+    if len(view) != c + m * INT:
+        raise ValueError(f"a message of {len(view)} bytes is not {n} steps and {m} literals")
+    return view[a : a + n].cast("b"), view[b:c].cast("i"), view[c:].cast("i")
 
 
 class Broadcast:

@@ -18,12 +18,10 @@ import os
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from .._core.checker import ARRAY_CHUNK
-from .._core.steps import step_arrays_chunk
 from .._engines import resolve
 from .._io.proofstream import proof_parts
 from . import local
-from .front import Segments, WorkerFailed
+from .front import Segments, Validation, WorkerFailed
 from .walk import CHECK, REPLAY, Walker
 
 if TYPE_CHECKING:
@@ -154,18 +152,11 @@ def walk_file(
 
     walker = Walker(resolve(engine)[1], reading_code, cnf, segment_steps, claim)
     events = list(walker.start_events)
-    steps = literals = 0
+    validation = Validation(cnf[0], limits)
     for part in proof_parts(path, max_bytes, proof_format):
-        for a in range(0, len(part.kinds), ARRAY_CHUNK):
-            b = min(a + ARRAY_CHUNK, len(part.kinds))
-            chunk = step_arrays_chunk(
-                part.kinds, part.offsets, part.lits, a, b, steps, literals, cnf[0], limits
-            )
-            n = len(chunk.kinds)
-            if n and not walker.stopped:
+        for chunk in validation.chunks(part.kinds, part.offsets, part.lits):
+            if len(chunk.kinds) and not walker.stopped:
                 events += walker.take(chunk.kinds, chunk.offsets, chunk.lits)
-            steps += n
-            literals += chunk.offsets[n] - chunk.offsets[0]
             if chunk.problem is not None or walker.stopped:
                 return events + walker.end()
         if part.code or part.over_cap:

@@ -7,15 +7,18 @@ is fed are validated here, in stream order, as the Checker validates them;
 ``_send`` hands those that pass to the walkers (``local``: worker
 processes through pipes; ``cluster``: nothing, Dask tasks read the proof
 themselves), ``_collect`` takes the walkers' events into the ``Tally``.
+``Validation`` is that validation, for this process and for a walker that
+reads the proof itself (``cluster.walk_file``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from .._core.checker import ARRAY_CHUNK
 from .._core.report import Report, outcome
-from .._core.steps import step_arrays_chunk
+from .._core.steps import ProofChunk, step_arrays_chunk
 from .._core.validate import validate_cnf_arrays
 from .verdict import Tally
 
@@ -23,14 +26,46 @@ if TYPE_CHECKING:
     from array import array
 
     from .._core.options import Options
+    from ..limits import Limits
 
-__all__ = ["POLL_SECONDS", "Segments", "WorkerFailed"]
+__all__ = ["POLL_SECONDS", "Segments", "Validation", "WorkerFailed"]
 
 POLL_SECONDS = 0.2  # how often the progress callback (and its deadline) is called when waiting
 
 
 class WorkerFailed(RuntimeError):
     """A worker died, or failed, before the answer was known."""
+
+
+class Validation:
+    """The steps of a proof validated in stream order, as the Checker validates
+    them: how many so far (``steps``, ``literals``), and the ``chunks`` of the
+    next ones."""
+
+    def __init__(self, num_vars: int, limits: Limits) -> None:
+        self.num_vars = num_vars
+        self.limits = limits
+        self.steps = 0
+        self.literals = 0
+
+    def chunks(
+        self, kinds: array[int], offsets: array[int], lits: array[int]
+    ) -> Iterator[ProofChunk]:
+        """The next steps (flat arrays, as a part of the proof holds them) in
+        chunks of at most ARRAY_CHUNK steps that pass; the last one has the
+        problem after its steps, if there is one (none follows).  A chunk's
+        steps are counted once the caller asks for the next."""
+        for a in range(0, len(kinds), ARRAY_CHUNK):
+            b = min(a + ARRAY_CHUNK, len(kinds))
+            chunk = step_arrays_chunk(
+                kinds, offsets, lits, a, b, self.steps, self.literals, self.num_vars, self.limits
+            )
+            yield chunk
+            n = len(chunk.kinds)
+            self.steps += n
+            self.literals += chunk.offsets[n] - chunk.offsets[0]
+            if chunk.problem is not None:
+                return
 
 
 class Segments:
@@ -47,8 +82,7 @@ class Segments:
         validate_cnf_arrays(num_vars, clause_offsets, clause_lits, options.limits)
         self._options = options
         self._num_vars = num_vars
-        self._steps = 0
-        self._literals = 0
+        self._validation = Validation(num_vars, options.limits)
         self._tally = Tally(segment_steps)
         self._done = False
 
@@ -82,29 +116,24 @@ class Segments:
         """Validate steps as the Checker does, and hand those that pass to the
         walkers; a problem is raised once every step before it is known to pass
         (unless one of them fails: that is the verdict)."""
-        limits = self._options.limits
-        for a in range(0, len(kinds), ARRAY_CHUNK):
+        problem = None
+        for chunk in self._validation.chunks(kinds, offsets, lits):
             if self._done:
                 return
-            b = min(a + ARRAY_CHUNK, len(kinds))
-            chunk = step_arrays_chunk(
-                kinds, offsets, lits, a, b, self._steps, self._literals, self._num_vars, limits
-            )
             n = len(chunk.kinds)
             if n:
                 self._send(chunk.kinds, chunk.offsets, chunk.lits)
                 self._tally.fed_steps(n)
-                self._steps += n
-                self._literals += chunk.offsets[n] - chunk.offsets[0]
-            if chunk.problem is not None:
-                self.stop_at(chunk.problem)
-                return
+            problem = chunk.problem
+        if problem is not None:  # its steps counted: the last chunk was taken
+            self.stop_at(problem)
+            return
         self._collect(0)
 
     @property
     def steps(self) -> int:
         """The steps fed so far (validated and handed out)."""
-        return self._steps
+        return self._validation.steps
 
     @property
     def checked(self) -> int:

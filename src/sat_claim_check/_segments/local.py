@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
 import signal
 import sys
 import threading
@@ -29,7 +28,7 @@ from array import array
 from typing import TYPE_CHECKING, Any
 
 from .._engines import resolve
-from .broadcast import END, Broadcast
+from .broadcast import END, Broadcast, pack, unpack
 from .claims import Claims
 from .front import Segments, WorkerFailed
 from .walk import CHECK, REPLAY, STOP, Walker
@@ -86,8 +85,7 @@ class SegmentChecker(Segments):
         if first != 0 or last != len(lits):  # a window into the part: the steps' own arrays
             lits = lits[first:last]
             offsets = array("i", [o - first for o in offsets])
-        message = pickle.dumps((kinds, offsets, lits), pickle.HIGHEST_PROTOCOL)
-        self._broadcast.put(message, self._idle)
+        self._broadcast.put(pack(kinds, offsets, lits), self._idle)
 
     def _end_of_steps(self) -> None:
         self._broadcast.end()
@@ -219,7 +217,7 @@ def _serve(
         results.send(walker.start_events)
         while not walker.stopped:
             message = steps.recv_bytes()
-            events = walker.end() if message == END else walker.take(*pickle.loads(message))
+            events = walker.end() if message == END else walker.take(*unpack(message))
             if events:
                 results.send(events)
         results.send([("done",)])
