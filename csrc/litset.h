@@ -26,10 +26,14 @@ static inline uint64_t scc_mix64(uint64_t x)
 }
 
 /* One literal's share of its set's hash: add these over the distinct
- * literals (in any order), then finish with scc_set_hash. */
-static inline uint64_t scc_lit_key(int32_t lit)
+ * literals (in any order), then finish with scc_set_hash.  ``seed`` is
+ * drawn at random once a process: with a hash anyone can compute, a proof
+ * could be made of literal sets that all land in one run of the table, and
+ * every delete would then walk the run (time the work counter does not see,
+ * so neither the cap nor a deadline would stop it). */
+static inline uint64_t scc_lit_key(int32_t lit, uint64_t seed)
 {
-    return scc_mix64((uint64_t)(uint32_t)lit + 0x9e3779b97f4a7c15ULL);
+    return scc_mix64((uint64_t)(uint32_t)lit + seed);
 }
 
 /* The hash of a set of n distinct literals whose keys add up to sum; fully

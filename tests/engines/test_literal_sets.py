@@ -237,3 +237,63 @@ def test_equal_literal_sets_campaign(comp: Any, chunk: int) -> None:
     """pytest -m fuzz: 10 x 2000 generated requests."""
     for i in range(2000):
         check_one(comp, 100_000 + 2000 * chunk + i)
+
+
+# -- the table's hash is seeded: no proof can pile its sets into one run ------------------
+
+MASK64 = (1 << 64) - 1
+
+
+def _mix64(x: int) -> int:
+    """csrc/litset.h's scc_mix64."""
+    x ^= x >> 30
+    x = (x * 0xBF58476D1CE4E5B9) & MASK64
+    x ^= x >> 27
+    x = (x * 0x94D049BB133111EB) & MASK64
+    return x ^ (x >> 31)
+
+
+def _set_hash(clause: list[int], seed: int) -> int:
+    """csrc/litset.h's hash of a clause's literal set (encoded: 2v, 2v + 1 for -v)."""
+    total = sum(_mix64((2 * abs(x) + (x < 0) + seed) & MASK64) for x in clause) & MASK64
+    return _mix64(total ^ ((len(clause) * 0xD6E8FEB86659FD93) & MASK64))
+
+
+def _colliding(seed: int, slots: int, count: int, n: int) -> list[list[int]]:
+    """``count`` two-literal clauses over 1..n whose set hashes under ``seed``
+    share their low bits: one home slot in a table of ``slots``."""
+    found = []
+    for a in range(1, n + 1):
+        for b in range(a + 1, n + 1):
+            if _set_hash([a, b], seed) & (slots - 1) == 0:
+                found.append([a, b])
+                if len(found) == count:
+                    return found
+    raise AssertionError("too few")
+
+
+def test_a_known_seed_lets_sets_share_a_run_and_the_drawn_one_does_not(comp: Any) -> None:
+    """With the seed known, 120 clauses can be made to share one home slot:
+    every lookup then walks a run of 120 (deletes cost it, and the work counter
+    sees none of it).  The seed drawn for the process scatters the same sets."""
+    known = 0x9E3779B97F4A7C15  # the constant the hash used before it had a seed
+    slots = 512  # start() sizes the table for 120 clauses: 2 * (120 + 64), up to a power of 2
+    clauses = _colliding(known, slots, 120, 600)
+    flat = proofgen.to_flat(
+        {"cnf": {"num_vars": 600, "clauses": clauses}, "claim": "unsat", "proof": []}
+    )
+    n, co, cl = flat[:3]
+    drawn = comp._set_set_seed(known)
+    try:
+        k = comp.Kernel(n, co, cl, None, None, None, BIG)
+        k.start()
+        stats = k._stats()
+        assert stats["table_slots"] == slots
+        assert stats["longest_run"] >= 120
+    finally:
+        comp._set_set_seed(drawn)
+    assert drawn != known
+    k = comp.Kernel(n, co, cl, None, None, None, BIG)
+    k.start()
+    k._check_invariants()
+    assert k._stats()["longest_run"] < 30

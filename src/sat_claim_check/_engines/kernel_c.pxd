@@ -15,7 +15,7 @@ cdef extern from "prefetch.h" nogil:
 
 
 cdef extern from "litset.h" nogil:
-    uint64_t scc_lit_key(int32_t lit)
+    uint64_t scc_lit_key(int32_t lit, uint64_t seed)
     uint64_t scc_set_hash(uint64_t sum, int32_t n)
 
 
@@ -205,5 +205,6 @@ cdef class Kernel:
     cdef int _take(self, Py_ssize_t i, int64_t s) except -1 nogil
     cdef bint _holds_up(self, cref_t cid) noexcept nogil
     cdef cref_t _free_count(self)
+    cdef Py_ssize_t _longest_run(self)
     cdef list _lits_of(self, cref_t cid)
     cdef int32_t _find_slot_of(self, const int[::1] lits) except? -1

@@ -61,6 +61,7 @@ the call (and ends the check: the kernel must be started again).  Polls change
 neither verdicts nor the counter.
 """
 
+import os
 from array import array
 
 from cpython.exc cimport PyErr_CheckSignals
@@ -122,6 +123,20 @@ def _set_prefetch_arena(entries):
     global _prefetch_arena
     cdef int64_t before = _prefetch_arena
     _prefetch_arena = entries
+    return before
+
+
+# The literal sets' hash seed (csrc/litset.h): drawn once a process, so that
+# no proof can be made of sets that share one run of the table.
+cdef uint64_t _SET_SEED = int.from_bytes(os.urandom(8), "little")
+
+
+def _set_set_seed(seed):
+    """Hash literal sets with ``seed`` from now on (the tests: a kernel holding
+    sets must not see it change); return the seed it replaces."""
+    global _SET_SEED
+    cdef uint64_t before = _SET_SEED
+    _SET_SEED = seed
     return before
 
 
@@ -266,7 +281,7 @@ cdef class Kernel:
                 marks[lit] = 1
                 out[k] = lit
                 k += 1
-                sum += scc_lit_key(lit)
+                sum += scc_lit_key(lit, _SET_SEED)
                 if marks[lit ^ 1]:      # the second of a complementary pair sees the first
                     taut = True
         for i in range(k):
@@ -370,7 +385,7 @@ cdef class Kernel:
         cdef int32_t t, n = L[-1]
         cdef uint64_t sum = 0
         for t in range(n):
-            sum += scc_lit_key(L[t])
+            sum += scc_lit_key(L[t], _SET_SEED)
         return scc_set_hash(sum, n)
 
     cdef void _drop_slot(self, int32_t slot) noexcept nogil:
@@ -1230,9 +1245,23 @@ cdef class Kernel:
                 "slots_room": self.slots_room, "arena_len": self.arena_len,
                 "arena_room": self.arena_room, "arena_dead": self.arena_dead,
                 "units_room": self.units_room, "literal_sets": self.live_sets,
-                "table_slots": self.table_mask + 1, "pool_used": self.wpool.used,
+                "table_slots": self.table_mask + 1, "longest_run": self._longest_run(),
+                "pool_used": self.wpool.used,
                 "chunk_steps_room": self.steps_room, "chunk_lits_room": self.lits_room,
                 "collections": self.n_collections}
+
+    cdef Py_ssize_t _longest_run(self):
+        """The most table slots in a row that hold an entry (a lookup's longest
+        walk), the run across the end included."""
+        cdef Py_ssize_t t, run = 0, best = 0, slots = self.table_mask + 1
+        for t in range(2 * slots):
+            if self.table[t & self.table_mask] == NONE:
+                run = 0
+            else:
+                run += 1
+                if run > best:
+                    best = run
+        return best if best < slots else slots
 
     def _collect_now(self):
         """Collect now, whether or not one is due (for the tests); return None."""
@@ -1358,7 +1387,7 @@ cdef class Kernel:
             key = sorted(lits[top])
             s = 0
             for lit in key:
-                s += scc_lit_key(lit)
+                s += scc_lit_key(lit, _SET_SEED)
             assert self._hash_of(top) == scc_set_hash(s, len(key))
             marked = array("i", key)
             assert self._find_slot_of(marked) == t, top
