@@ -9,7 +9,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from _helpers import CLI, cli
+from _helpers import CLI, REPO, cli
 
 import sat_claim_check as scc
 from sat_claim_check import _engines as _engine
@@ -424,3 +424,24 @@ def test_a_failed_write_is_exit_2_not_a_traceback():
     assert out.returncode == 2
     assert b"Traceback" not in out.stderr
     assert b"cannot write" in out.stderr
+
+
+def test_verify_starts_without_the_modules_only_other_commands_need() -> None:
+    """asyncio (a Dask cluster), importlib.resources (`schema`) and secrets (an
+    LRAT file) are imported where they are used: `verify` started about a third
+    sooner without them."""
+    code = (
+        "import runpy, sys\n"
+        "sys.argv = ['sat_claim_check', 'verify', 'examples/php5.cnf', 'examples/php5.drup']\n"
+        "try:\n"
+        "    runpy.run_module('sat_claim_check', run_name='__main__')\n"
+        "except SystemExit as exc:\n"
+        "    assert exc.code == 0, exc.code\n"
+        "late = ('asyncio', 'importlib.resources', 'secrets')\n"
+        "print(sorted(name for name in late if name in sys.modules), file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "[]"

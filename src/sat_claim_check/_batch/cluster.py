@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -76,6 +75,8 @@ def connect(scheduler: str) -> tuple[Any, Any]:
                 f"cannot start a local cluster of {workers} workers: {type(exc).__name__}: {exc}"
             ) from None
         return Client(cluster), cluster
+    import asyncio  # here, not above: distributed has imported it; verify has no need of it
+
     try:
         return Client(scheduler, timeout=dask.config.get("distributed.comm.timeouts.connect")), None
     except (OSError, asyncio.TimeoutError, ValueError, TypeError) as exc:
@@ -95,6 +96,8 @@ def check_workers(client: Any, engine: EngineName, wait: float = WAIT_FOR_WORKER
     """Wait for a first worker, check that every worker runs this version of
     sat-claim-check and can use ``engine``; the number of threads.  Raises
     ClusterError."""
+    import asyncio  # here, not above: distributed has imported it
+
     try:
         client.wait_for_workers(1, timeout=wait)
     except (TimeoutError, asyncio.TimeoutError, OSError):

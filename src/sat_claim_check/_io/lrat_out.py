@@ -15,7 +15,6 @@ from __future__ import annotations
 import errno
 import io
 import os
-import secrets
 import stat
 import sys
 from typing import IO, Any
@@ -118,6 +117,8 @@ class LratOut:
 
             def temporary() -> IO[bytes]:
                 # Made as open() makes a file (the umask decides its mode), unique.
+                import secrets  # here: a check without an LRAT file starts without it
+
                 name = os.path.join(folder, f".{base}.{secrets.token_hex(6)}.part")
                 fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
                 self._temp = name
