@@ -144,7 +144,9 @@ static inline void scc_scan_rest(scc_scan_t *s) {
     size_t i;
     s->steps_before += (int64_t)(s->n_offsets - 1);
     s->lits_before += (int64_t)done;
-    for (i = 0; i < open; i++) s->lits[i] = s->lits[done + i];
+    /* Only after a step closed: an open step spanning many parts is not
+     * copied onto itself part after part (quadratic in its length). */
+    if (done) for (i = 0; i < open; i++) s->lits[i] = s->lits[done + i];
     s->n_lits = open;
     s->n_offsets = 1;
     s->n_kinds = 0;
