@@ -11,6 +11,7 @@ process with its address space capped (Linux), so nothing here needs the
 memory it asks for.
 """
 
+import gzip
 import json
 import os
 import subprocess
@@ -234,3 +235,115 @@ def test_memory_that_runs_out_reading_a_cnf(tmp_path, monkeypatch, capsys, door)
         clauses,
         unlimited.max_clauses,
     )
+
+
+class _StarvedProofStream:
+    """The text stream of a scanner twin that runs out of memory at its third
+    part, a step still open: what it had read of that step is noted."""
+
+    def __init__(self, twin: Any, noted: list[int]) -> None:
+        self._real = twin.DrupTextStream()
+        self._noted = noted
+        self.calls = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def scan(self, data: Any, final: bool) -> Any:
+        self.calls += 1
+        if self.calls == 3:
+            self._noted.append(self._real.open_literals)
+            raise MemoryError
+        return self._real.scan(data, final)
+
+
+def _starve_proof_scans(monkeypatch: Any, twin_name: str) -> list[int]:
+    twin = __import__(f"sat_claim_check._engines.{twin_name}", fromlist=["x"])
+    noted: list[int] = []
+
+    class Scanner:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(twin, name)
+
+        def DrupTextStream(self) -> _StarvedProofStream:  # the twin's name
+            return _StarvedProofStream(twin, noted)
+
+    monkeypatch.setitem(_engine._chosen, "scanner", Scanner())
+    return noted
+
+
+@pytest.mark.parametrize("twin", [pytest.param("scan_c", marks=pytest.mark.compiled), "scan_py"])
+@pytest.mark.parametrize("door", ["one core", "--jobs 2", "command"])
+def test_memory_that_runs_out_reading_a_proof_step(tmp_path, monkeypatch, capsys, twin, door):
+    # A step of 600,000 literals still open when the scanner cannot hold it: the
+    # proof's literals so far explain it (before: a bare "out of memory", nothing
+    # on stdout).  Two steps of 3 literals came first.
+    (tmp_path / "f.cnf").write_text("p cnf 3 2\n1 2 0\n-1 2 0\n")
+    (tmp_path / "f.drup").write_text("2 1 2 0\n2 -1 2 0\n" + "1 " * 600_000 + "0\n")
+    noted = _starve_proof_scans(monkeypatch, twin)
+    unlimited = scc.Limits.unlimited()
+    paths = str(tmp_path / "f.cnf"), str(tmp_path / "f.drup")
+    if door == "command":
+        code = cli.main(["verify", "--unlimited", *paths])
+        out, err = capsys.readouterr()
+        assert code == 2 and "raising the limits cannot help" in err, err
+        error = json.loads(out)
+    else:
+        outcome = scc.check_files(*paths, limits=unlimited, jobs=1 if door == "one core" else 2)
+        assert isinstance(outcome.error, scc.LimitExceeded) and outcome.error.out_of_memory
+        error = outcome.error.to_dict()
+    (open_literals,) = noted
+    assert open_literals > 100_000  # two parts of the step were read
+    assert (error["limit"], error["actual"], error["max"]) == (
+        "max_proof_literals",
+        6 + open_literals,
+        unlimited.max_proof_literals,
+    )
+
+
+@pytest.mark.parametrize("door", ["one core", "--jobs 2"])
+def test_a_failing_step_read_before_memory_ran_out_is_the_verdict(tmp_path, monkeypatch, door):
+    (tmp_path / "f.cnf").write_text("p cnf 3 2\n1 2 0\n-1 2 0\n")
+    (tmp_path / "f.drup").write_text("3 0\n" + "1 " * 600_000 + "0\n")  # step 0 is not RUP
+    _starve_proof_scans(monkeypatch, "scan_py")
+    outcome = scc.check_files(
+        str(tmp_path / "f.cnf"),
+        str(tmp_path / "f.drup"),
+        limits=scc.Limits.unlimited(),
+        jobs=1 if door == "one core" else 2,
+    )
+    assert outcome.report is not None
+    assert outcome.report.result["reason"] == "lemma_not_rup"
+    assert outcome.report.result["first_discrepancy"]["step_index"] == 0
+
+
+def test_memory_that_runs_out_on_a_short_step_is_not_the_request(tmp_path, monkeypatch):
+    # Within the contract's sizes, the request cannot be blamed: the MemoryError.
+    (tmp_path / "f.cnf").write_text("p cnf 3 2\n1 2 0\n-1 2 0\n")
+    (tmp_path / "f.drup").write_text("2" + " " * 600_000 + "0\n")  # one step, one literal
+    _starve_proof_scans(monkeypatch, "scan_py")
+    with pytest.raises(MemoryError):
+        scc.check_files(
+            str(tmp_path / "f.cnf"), str(tmp_path / "f.drup"), limits=scc.Limits.unlimited()
+        )
+
+
+@pytest.mark.compiled
+def test_a_compressed_proof_of_one_endless_step_ends_in_the_error_object(tmp_path):
+    # 1 MB of gzip members, 1 GiB of "1 " with no 0: the scanner runs out of the
+    # capped address space within the first step (before: "out of memory" and
+    # nothing on stdout, after minutes of copying the step part after part).
+    member = gzip.compress(b"1 " * (1 << 20), 9)
+    (tmp_path / "bomb.drup.gz").write_bytes(member * 512)
+    (tmp_path / "f.cnf").write_text("p cnf 2 2\n1 2 0\n-1 0\n")
+    out = capped(
+        "verify", "--unlimited", str(tmp_path / "f.cnf"), str(tmp_path / "bomb.drup.gz"), code=True
+    )
+    assert out.returncode == 2, out.stderr
+    error = json.loads(out.stdout)
+    assert (error["limit"], error["max"]) == (
+        "max_proof_literals",
+        scc.Limits.unlimited().max_proof_literals,
+    )
+    assert 1_000_000 < error["actual"] < 1 << 29
+    assert "raising the limits cannot help" in out.stderr and "Traceback" not in out.stderr

@@ -195,3 +195,14 @@ def test_a_step_spanning_many_parts_costs_no_more_than_its_bytes(kind: str) -> N
 
     at_once = min(seconds(len(text)) for _ in range(3))
     assert seconds(4096) < 5 * at_once + 0.05
+
+
+def test_the_open_step_is_counted(twin: Any) -> None:
+    stream = twin.DrupTextStream()
+    assert stream.open_literals == 0
+    stream.scan(b"1 2 0\nd 3 4 ", False)
+    assert stream.open_literals == 2
+    stream.scan(b"5 ", False)
+    assert stream.open_literals == 3
+    stream.scan(b"0\n", True)
+    assert stream.open_literals == 0

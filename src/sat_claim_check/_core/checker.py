@@ -33,7 +33,7 @@ from .codes import (
 from .one_call import ALREADY_RUNNING, one_call_at_a_time
 from .options import Options
 from .report import Report, work_limit_error
-from .sizes import memory_error
+from .sizes import cnf_sizes, proof_memory_error
 from .steps import ProofChunk, one_step, step_arrays_chunk, steps_chunk
 from .validate import validate_cnf, validate_cnf_arrays
 
@@ -150,11 +150,7 @@ class Checker:
         self._options = options
         self._num_vars = num_vars
         self._limits = limits
-        self._cnf_sizes = [
-            ("max_vars", num_vars),
-            ("max_clauses", len(clause_offsets) - 1),
-            ("max_total_literals", len(clause_lits)),
-        ]
+        self._cnf_sizes = cnf_sizes(num_vars, clause_offsets, clause_lits)
         self._max_steps = limits.max_proof_steps  # read at every add() and delete()
         self._max_literals = limits.max_proof_literals
         self._steps = 0  # steps checked so far: the next step's index
@@ -351,12 +347,16 @@ class Checker:
         checked so far explain (as ``run`` does), when one does; else return
         (the caller raises the MemoryError).  ``steps`` and ``literals``: the
         proof's counts with the steps being checked."""
-        counts = [*self._cnf_sizes]
-        if steps:
-            counts += [("max_proof_steps", steps), ("max_proof_literals", literals)]
-        error = memory_error(counts, self._limits)
+        error = proof_memory_error(self._cnf_sizes, steps, literals, self._limits)
         if error is not None:
             raise error from None
+
+    def _reading_ran_out(self, open_literals: int) -> None:
+        """Reading the next step ran out of memory, ``open_literals`` of it read:
+        raise the limit error the counts explain, if any (else the caller
+        raises the MemoryError)."""
+        self._closed = f"reading step {self._steps} raised MemoryError"
+        self._out_of_memory(self._steps + 1, self._literals + open_literals)
 
     def _guarded(self, validate: Any, *args: Any) -> ProofChunk:
         try:

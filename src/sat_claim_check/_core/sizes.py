@@ -22,7 +22,16 @@ if TYPE_CHECKING:
     PathOf = Callable[[int, int], str]  # (array, item) -> JSON Pointer
 
 
-__all__ = ["SIZE_LIMITS", "check_size", "memory_error", "out_of_memory", "size_error", "sizes"]
+__all__ = [
+    "SIZE_LIMITS",
+    "check_size",
+    "cnf_sizes",
+    "memory_error",
+    "out_of_memory",
+    "proof_memory_error",
+    "size_error",
+    "sizes",
+]
 
 
 # Where each size limit points (SPEC §1), and what it counts, for messages.
@@ -56,13 +65,18 @@ def size_error(limit: str, actual: int, limits: Limits) -> LimitExceeded:
     )
 
 
+def cnf_sizes(num_vars: int, clause_offsets: Any, clause_lits: Any) -> list[tuple[str, int]]:
+    """The sizes of a CNF's arrays, as (limit, size), in validation order."""
+    return [
+        ("max_vars", num_vars),
+        ("max_clauses", len(clause_offsets) - 1),
+        ("max_total_literals", len(clause_lits)),
+    ]
+
+
 def sizes(v: Any) -> list[tuple[str, int]]:
     """The sizes of a validated request, as (limit, size), in validation order."""
-    out = [
-        ("max_vars", v.num_vars),
-        ("max_clauses", len(v.clause_offsets) - 1),
-        ("max_total_literals", len(v.clause_lits)),
-    ]
+    out = cnf_sizes(v.num_vars, v.clause_offsets, v.clause_lits)
     if v.assignment is not None:
         out.append(("max_assignment_literals", len(v.assignment)))
     if v.step_kinds is not None:
@@ -108,3 +122,19 @@ def memory_error(counts: list[tuple[str, int]], limits: Limits) -> LimitExceeded
 
 
 # -- literal arrays ------------------------------------------------------------
+
+
+def proof_memory_error(
+    cnf: list[tuple[str, int]], steps: int, literals: int, limits: Limits
+) -> LimitExceeded | None:
+    """``memory_error`` for an unsat check that ran out of memory with
+    ``steps`` proof steps and ``literals`` literals in hand (0 steps: the CNF
+    alone; ``cnf``: its ``cnf_sizes``).  A step still being read when memory
+    ran out may have taken a count past its limit: that count's error then."""
+    if not steps:
+        return memory_error(cnf, limits)
+    proof = [("max_proof_steps", steps), ("max_proof_literals", literals)]
+    for name, actual in proof:
+        if actual > getattr(limits, name):
+            return size_error(name, actual, limits)
+    return memory_error([*cnf, *proof], limits)

@@ -17,6 +17,9 @@ class DrupTextStream:
     @property
     def status_lines(self) -> tuple[int, int, int]:
         """(count, first line, offset in the last part or -1) of status lines skipped."""
+    @property
+    def open_literals(self) -> int:
+        """The literals of the step still open after the last call."""
     def scan(self, data: bytes | bytearray | memoryview, final: bool) -> DrupPart: ...
 
 class CnfTextStream:

@@ -145,6 +145,14 @@ cdef class DrupTextStream:
         first one's, ``at`` its offset in the last part scanned (-1: not there)."""
         return self.s.n_status, self.s.status_line, self.s.status_at
 
+    @property
+    def open_literals(self):
+        """The literals of the step still open after the last call (also after
+        one that ran out of memory)."""
+        if self.s.n_offsets == 0:
+            return self.s.n_lits
+        return self.s.n_lits - <size_t>self.s.offsets[self.s.n_offsets - 1]
+
     def scan(self, data, bint final):
         cdef const unsigned char[::1] view = data
         cdef const unsigned char* ptr = NULL

@@ -136,6 +136,12 @@ class DrupTextStream:
         self.status_lines = (scan.n_status, scan.status_line, scan.status_at)
         return cast("DrupPart", result)
 
+    @property
+    def open_literals(self) -> int:
+        """The literals of the step still open after the last call (also after
+        one that ran out of memory)."""
+        return len(self._scan.open_lits)
+
 
 class CnfTextStream:
     """DIMACS CNF text scanned in parts, as it is read (a sat claim checked as

@@ -74,8 +74,9 @@ def drup_of_frat(text: bytes) -> bytes:
 
 class FratText:
     """A DRUP text stream (``DrupTextStream``) fed FRAT text, whole lines at a
-    time: the same ``scan(data, final)`` and ``status_lines``; ``scanned`` is
-    the DRUP text of the last call (``status_lines``' offsets are in it)."""
+    time: the same ``scan(data, final)``, ``status_lines`` and
+    ``open_literals``; ``scanned`` is the DRUP text of the last call
+    (``status_lines``' offsets are in it)."""
 
     def __init__(self, inner: object, name: str) -> None:
         self._inner = inner
@@ -86,6 +87,10 @@ class FratText:
     @property
     def status_lines(self) -> tuple[int, int, int]:
         return self._inner.status_lines  # type: ignore[attr-defined, no-any-return]
+
+    @property
+    def open_literals(self) -> int:
+        return self._inner.open_literals  # type: ignore[attr-defined, no-any-return]
 
     def scan(self, data: bytes | bytearray | memoryview, final: bool) -> DrupPart:
         buf = self._rest + bytes(data)

@@ -68,8 +68,9 @@ def check_stream(
     GIL in the compiled build) while this thread checks the steps scanned
     so far.  Reading stops at the first step that fails (the verdict is then
     the checker's), at the first limit the checker raises, at a malformed
-    line (DimacsError, raised once the steps before it are checked) and past
-    ``max_bytes`` of text (DimacsError).  ``memo`` keeps the steps that
+    line (DimacsError, raised once the steps before it are checked), past
+    ``max_bytes`` of text (DimacsError) and at a step the scanner cannot
+    hold (the limit error the counts explain, else the MemoryError).  ``memo`` keeps the steps that
     ``--explain`` needs (the failing one is the checker's).  ``proof_format``:
     "auto" (told by the first bytes), "text" or "binary".  ``notes(text)`` is
     told, in this thread, once each, of lines skipped and of a proof read as
@@ -86,6 +87,10 @@ def check_stream(
     reader = _ReadAhead(parts) if _more_than_a_chunk(path) else contextlib.closing(parts)
     try:
         _check_parts(checker, reader, name, max_bytes, progress, reading, memo, pending, notes)
+    except ProofOutOfMemory as exc:
+        checker._reading_ran_out(exc.open_literals)  # raises the limit it passed, if any
+        if not checker.done:
+            raise
     finally:
         while notes is not None and pending:
             notes(pending.popleft())
@@ -235,7 +240,7 @@ def proof_parts(
                 cut = len(data) if binary else after_last_whitespace(data, len(data))
                 rest = data[cut:]
                 view = memoryview(data)[:cut]
-                part = _Part(stream.scan(view, False), source, binary, first, over)
+                part = _Part(_scan(stream, view, False), source, binary, first, over)
                 if skipped is not None:
                     skipped.after(view)
                 yield part
@@ -245,10 +250,27 @@ def proof_parts(
                     raise no_whitespace("proof", file_name(path), read - len(rest))
         except _source.SourceError as exc:
             raise DimacsError(str(exc), file_name(path)) from None
-        part = _Part(stream.scan(rest, True), source, binary, first)
+        part = _Part(_scan(stream, rest, True), source, binary, first)
         if skipped is not None:
             skipped.after(rest)
         yield part
+
+
+class ProofOutOfMemory(MemoryError):
+    """The scanner could not hold the step it was reading: ``open_literals``
+    of it were read."""
+
+    def __init__(self, open_literals: int) -> None:
+        super().__init__("not enough memory for the proof step being read")
+        self.open_literals = open_literals
+
+
+def _scan(stream: Any, data: bytes | memoryview, final: bool) -> DrupPart:
+    try:
+        part: DrupPart = stream.scan(data, final)
+    except MemoryError:
+        raise ProofOutOfMemory(stream.open_literals) from None
+    return part
 
 
 def _quiet(note: str) -> None:

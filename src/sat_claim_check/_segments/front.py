@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from .._core.checker import ARRAY_CHUNK
 from .._core.report import Report, outcome
+from .._core.sizes import cnf_sizes, proof_memory_error
 from .._core.steps import ProofChunk, step_arrays_chunk
 from .._core.validate import validate_cnf_arrays
 from .verdict import Tally
@@ -82,6 +83,7 @@ class Segments:
         validate_cnf_arrays(num_vars, clause_offsets, clause_lits, options.limits)
         self._options = options
         self._num_vars = num_vars
+        self._cnf_sizes = cnf_sizes(num_vars, clause_offsets, clause_lits)
         self._validation = Validation(num_vars, options.limits)
         self._tally = Tally(segment_steps)
         self._done = False
@@ -111,6 +113,16 @@ class Segments:
         self._wait()
         self._tally.answer()  # raises the problem when it is the answer
         self._done = True
+
+    def _reading_ran_out(self, open_literals: int) -> None:
+        """Reading the next step ran out of memory, ``open_literals`` of it
+        read: the limit error the counts explain (else the MemoryError) is
+        where reading stopped (``stop_at``)."""
+        v = self._validation
+        error = proof_memory_error(
+            self._cnf_sizes, v.steps + 1, v.literals + open_literals, self._options.limits
+        )
+        self.stop_at(error or MemoryError("not enough memory to read the proof"))
 
     def _feed_arrays(self, kinds: array[int], offsets: array[int], lits: array[int]) -> None:
         """Validate steps as the Checker does, and hand those that pass to the
