@@ -121,26 +121,26 @@ class DrupTextStream:
     # (count, line, at) of the status lines skipped so far: ``line`` the first
     # one's, ``at`` its offset in the last part scanned (-1: not there).
     status_lines: tuple[int, int, int]
+    # The literals of the step still open after the last call.
+    open_literals: int
 
     def __init__(self) -> None:
         self._scan = _Scan(False, -1, -1, -1)
         self._ended = False
         self.status_lines = (0, 0, -1)
+        self.open_literals = 0
 
     def scan(self, data: bytes | bytearray | memoryview, final: bool) -> DrupPart:
         if self._ended:
             raise RuntimeError("this DRUP text stream has ended")
         scan = self._scan
-        result = scan.part(bytes(data), final)
+        try:
+            result = scan.part(bytes(data), final)
+        finally:  # also after a part that ran out of memory
+            self.open_literals = len(scan.open_lits)
         self._ended = final or result[0] != OK
         self.status_lines = (scan.n_status, scan.status_line, scan.status_at)
         return cast("DrupPart", result)
-
-    @property
-    def open_literals(self) -> int:
-        """The literals of the step still open after the last call (also after
-        one that ran out of memory)."""
-        return len(self._scan.open_lits)
 
 
 class CnfTextStream:
