@@ -112,6 +112,47 @@ def parse_drup(data, max_steps=-1, max_lits=-1):
     return _scan(data, 0, -1, max_steps, max_lits)
 
 
+cdef tuple _scan_part(scc_scan_t* s, bint* ended, data, int is_cnf,
+                      int64_t max_vars, int64_t max_steps, int64_t max_lits,
+                      bint final):
+    """The next part of a text stream, scanned into ``s``: the ``scan`` of
+    ``DrupTextStream`` (``is_cnf`` 0) and of ``CnfTextStream`` (1), which
+    returns without ``kinds`` and ``lines``; ``ended`` is the stream's flag."""
+    cdef const unsigned char[::1] view = data
+    cdef const unsigned char* ptr = NULL
+    cdef size_t n = view.shape[0]
+    cdef int r
+    cdef size_t done
+    if ended[0]:
+        if is_cnf:
+            raise RuntimeError("this CNF text stream has ended")
+        raise RuntimeError("this DRUP text stream has ended")
+    if n:
+        ptr = &view[0]
+    s.code = OK
+    with nogil:
+        r = scc_scan(s, ptr, n, is_cnf, max_vars, max_steps, max_lits, final)
+    if r < 0:
+        ended[0] = True
+        raise MemoryError("not enough memory for the parsed arrays")
+    done = <size_t>s.offsets[s.n_offsets - 1]
+    kinds = None if is_cnf else _bytes(s.kinds, s.n_kinds)
+    offsets = _ints(s.offsets, s.n_offsets)
+    lits = _ints(s.lits, done)
+    lines = None if is_cnf else _longs(s.lines, s.n_lines)
+    scc_scan_rest(s)
+    if s.code != OK or final:
+        ended[0] = True
+    code, line, token, value = OK, 0, None, 0
+    if s.code != OK:
+        code, line, value = s.code, s.line, s.value
+        if s.has_token:
+            token = bytes(view[s.tok_start:s.tok_stop])
+    if is_cnf:
+        return code, line, token, value, offsets, lits
+    return code, line, token, value, kinds, offsets, lits, lines
+
+
 cdef class DrupTextStream:
     """DRUP text scanned in parts, as it arrives (a proof on a pipe).
 
@@ -154,33 +195,7 @@ cdef class DrupTextStream:
         return self.s.n_lits - <size_t>self.s.offsets[self.s.n_offsets - 1]
 
     def scan(self, data, bint final):
-        cdef const unsigned char[::1] view = data
-        cdef const unsigned char* ptr = NULL
-        cdef size_t n = view.shape[0]
-        cdef int r
-        cdef size_t done
-        if self.ended:
-            raise RuntimeError("this DRUP text stream has ended")
-        if n:
-            ptr = &view[0]
-        self.s.code = OK
-        with nogil:
-            r = scc_scan(&self.s, ptr, n, 0, -1, -1, -1, final)
-        if r < 0:
-            self.ended = True
-            raise MemoryError("not enough memory for the parsed arrays")
-        done = <size_t>self.s.offsets[self.s.n_offsets - 1]
-        kinds = _bytes(self.s.kinds, self.s.n_kinds)
-        offsets = _ints(self.s.offsets, self.s.n_offsets)
-        lits = _ints(self.s.lits, done)
-        lines = _longs(self.s.lines, self.s.n_lines)
-        scc_scan_rest(&self.s)
-        if self.s.code != OK or final:
-            self.ended = True
-        if self.s.code == OK:
-            return OK, 0, None, 0, kinds, offsets, lits, lines
-        token = bytes(view[self.s.tok_start:self.s.tok_stop]) if self.s.has_token else None
-        return self.s.code, self.s.line, token, self.s.value, kinds, offsets, lits, lines
+        return _scan_part(&self.s, &self.ended, data, 0, -1, -1, -1, final)
 
 
 cdef class CnfTextStream:
@@ -221,32 +236,8 @@ cdef class CnfTextStream:
         return self.s.num_vars, self.s.num_clauses
 
     def scan(self, data, bint final):
-        cdef const unsigned char[::1] view = data
-        cdef const unsigned char* ptr = NULL
-        cdef size_t n = view.shape[0]
-        cdef int r
-        cdef size_t done
-        if self.ended:
-            raise RuntimeError("this CNF text stream has ended")
-        if n:
-            ptr = &view[0]
-        self.s.code = OK
-        with nogil:
-            r = scc_scan(&self.s, ptr, n, 1, self.max_vars, self.max_clauses,
-                         self.max_lits, final)
-        if r < 0:
-            self.ended = True
-            raise MemoryError("not enough memory for the parsed arrays")
-        done = <size_t>self.s.offsets[self.s.n_offsets - 1]
-        offsets = _ints(self.s.offsets, self.s.n_offsets)
-        lits = _ints(self.s.lits, done)
-        scc_scan_rest(&self.s)
-        if self.s.code != OK or final:
-            self.ended = True
-        if self.s.code == OK:
-            return OK, 0, None, 0, offsets, lits
-        token = bytes(view[self.s.tok_start:self.s.tok_stop]) if self.s.has_token else None
-        return self.s.code, self.s.line, token, self.s.value, offsets, lits
+        return _scan_part(&self.s, &self.ended, data, 1, self.max_vars,
+                          self.max_clauses, self.max_lits, final)
 
 
 # -- binary DRUP, as a stream ---------------------------------------------------
