@@ -28,6 +28,7 @@ from ._io.dimacs_text import DimacsError, Input
 from ._io.lrat_out import LratOut, LratWriteError
 from ._io.proofstream import proof_parts
 from ._io.whole_files import OutOfTime, read_cnf
+from ._segments import cluster_proof_path
 from .dimacs import StepMemo, files_report
 from .errors import CheckError, InvalidInput, LimitExceeded, TimedOut
 from .limits import Limits
@@ -88,7 +89,8 @@ def check_files(
     counter is a check on one core's); the lenient reading and ``lrat``
     check on one core.  ``cluster`` (a ``distributed.Client``) checks it so
     on the cluster's workers instead, which read the proof file at its path
-    (``jobs`` is then unused).  docs/semantics.md ("Checking files", "LRAT
+    (``jobs`` is then unused; a proof that is not a file's path is a
+    ValueError, raised before anything is read).  docs/semantics.md ("Checking files", "LRAT
     out", "One proof on every core") has the details.
     """
     if (proof is None) == (model is None):
@@ -109,6 +111,7 @@ def check_files(
     if reading is None and deletions is None:
         reading = "drat-trim"  # verify's reading: drat-trim -f's
     options = Options.of(engine, in_force, deletions or "strict", clock, reading=reading)
+    cluster_proof_path(cluster, proof, options, False, out is not None)  # before any reading
     return files_outcome(
         options,
         cnf,

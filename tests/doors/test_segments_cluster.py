@@ -7,6 +7,7 @@ proof on every core").  One LocalCluster of two worker processes on
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import threading
@@ -108,6 +109,16 @@ def test_the_cluster_reads_a_file_not_a_stream(client: Any, tmp_path: Path) -> N
     cnf, _ = long_proof(tmp_path, repeats=3)
     with pytest.raises(ValueError, match="read by its workers"):
         scc.check_files(cnf, "-", cluster=client)
+
+
+def test_a_proof_not_a_file_is_refused_before_the_cnf_is_read(client: Any, tmp_path: Path) -> None:
+    absent = tmp_path / "absent.cnf"  # opened, it would be a rejected Outcome
+    for proof in ("-", io.BytesIO(b"")):
+        with pytest.raises(ValueError, match="read by its workers"):
+            scc.check_files(absent, proof, cluster=client)
+    # The lenient reading checks on one core, where a stream is a proof: the CNF is read.
+    outcome = scc.check_files(absent, io.BytesIO(b""), cluster=client, reading="lenient")
+    assert outcome.status == "rejected" and str(absent) in str(outcome.error)
 
 
 def test_verify_scheduler_writes_one_cores_line(tmp_path: Path) -> None:

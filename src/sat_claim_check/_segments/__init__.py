@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from .._io.dimacs_text import Input
     from .front import Segments
 
-__all__ = ["segments_for"]
+__all__ = ["cluster_proof_path", "segments_for"]
 
 
 def segments_for(
@@ -34,7 +34,7 @@ def segments_for(
     reading (which deletions it ignores after a conflict depends on the order
     of propagation), the steps ``--explain`` keeps and an LRAT (numbered in
     stream order)."""
-    if options.reading == "lenient" or explain or lrat or (cluster is None and jobs < 2):
+    if (cluster is None and jobs < 2) or _one_core(options, explain, lrat):
         return None
     if cluster is not None:
         from .cluster import ClusterSegments
@@ -51,6 +51,22 @@ def segments_for(
         return SegmentChecker(options, n, o, c, jobs)
 
     return on_processes
+
+
+def cluster_proof_path(
+    cluster: Any, proof: Input | None, options: Options, explain: bool, lrat: bool
+) -> str | None:
+    """The path of the proof that ``cluster``'s workers read, None when no
+    cluster checks it; ValueError when it is not a file's path.  A door asks
+    before it reads anything, so that the error comes first."""
+    if cluster is None or proof is None or _one_core(options, explain, lrat):
+        return None
+    return _proof_path(proof)
+
+
+def _one_core(options: Options, explain: bool, lrat: bool) -> bool:
+    """The checks that are not cut into segments (``segments_for``)."""
+    return options.reading == "lenient" or explain or lrat
 
 
 def _proof_path(proof: Input) -> str:
