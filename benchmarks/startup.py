@@ -14,27 +14,17 @@ PYTHONDONTWRITEBYTECODE is set.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
-import sys
-import time
 from pathlib import Path
 
+import _run
+
 REPO = Path(__file__).resolve().parents[1]
-COMMAND = ["-m", "sat_claim_check", "verify", "examples/php5.cnf", "examples/php5.drup"]
+COMMAND = ["verify", "examples/php5.cnf", "examples/php5.drup"]
 
 
 def once(pythonpath: str | None) -> float:
-    env = dict(os.environ)
-    if pythonpath is not None:
-        env["PYTHONPATH"] = pythonpath
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, *COMMAND], cwd=REPO, env=env, capture_output=True)
-    elapsed = time.perf_counter() - start
-    if done.returncode != 0:
-        raise SystemExit(f"exit {done.returncode}: {done.stderr.decode()[-300:]}")
-    return elapsed
+    return _run.timed(COMMAND, pythonpath, cwd=REPO)
 
 
 def main() -> None:
