@@ -2,6 +2,7 @@
 
     python benchmarks/cnf_memory.py [--dir DIR] [--vars N] [--clauses M]
         [--sat-vars N] [--sat-clauses M] [--drat-trim PATH] [--before SRC]
+        [--kernel]
 
 Writes (once; kept in DIR) a random 3-SAT CNF with a one-lemma proof, and a
 satisfiable one with a planted model (every clause gets a literal true
@@ -17,17 +18,28 @@ With ``--before SRC`` (the ``src`` directory of another build, its
 extensions built in place) our runs are made with that build too, in the
 same run (``PYTHONPATH=SRC``), the two builds one after the other.  numpy
 writes the files (a few seconds); the figures are printed as a table.
+
+``--kernel`` measures instead the compiled kernel's own stores for the
+unsat CNF: a child process reads it into flat arrays as ``verify`` does,
+then starts a ``kernel_c.Kernel`` on them (the drat-trim reading, no proof);
+its RSS after the reading (the memory the reading freed handed back with
+glibc's ``malloc_trim``, so that the kernel's stores are not served from
+it) and after ``start()``, and the difference: the clause slots, the arena,
+the table of literal sets, the watch lists and the per-variable arrays (the
+flat arrays, which the kernel holds, were there before), for each build.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -104,6 +116,64 @@ def peak_rss(command: list[str], src: str | None = None) -> tuple[float, int, fl
         return int(report.read().split()[-1]) / 1024, done.returncode, secs
 
 
+# The child of --kernel: argv[1] the CNF; prints the RSS after the reading and
+# after start(), in bytes, and the kernel's _stats(), as JSON.
+KERNEL_CHILD = """
+import ctypes, gc, json, os, sys
+from sat_claim_check._core.codes import READING_DRAT_TRIM
+from sat_claim_check._engines import kernel_c
+from sat_claim_check._io.bounds import cnf_bytes
+from sat_claim_check._io.whole_files import read_cnf
+from sat_claim_check.limits import Limits
+
+def rss():
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+limits = Limits.unlimited()
+num_vars, offsets, lits = read_cnf(sys.argv[1], limits, cnf_bytes(limits))
+gc.collect()
+ctypes.CDLL(None).malloc_trim(0)  # the reading's freed memory back to the system
+read = rss()
+kernel = kernel_c.Kernel(num_vars, offsets, lits, None, None, None,
+                         limits.max_propagation_work, reading=READING_DRAT_TRIM)
+kernel.start()
+gc.collect()
+print(json.dumps({"read": read, "started": rss(), "stats": kernel._stats()}))
+"""
+
+
+def kernel_stores(cnf: Path, src: str | None = None) -> dict[str, Any]:
+    """The child of --kernel's figures (``src``: run with PYTHONPATH=src)."""
+    env = dict(os.environ, PYTHONPATH=src) if src else None
+    done = subprocess.run(
+        [sys.executable, "-c", KERNEL_CHILD, str(cnf)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"exit {done.returncode}: {done.stderr[-300:]}")
+    figures: dict[str, Any] = json.loads(done.stdout)
+    return figures
+
+
+def kernel_main(cnf: Path, builds: list[tuple[str, str | None]]) -> None:
+    mib = 1 << 20
+    print("| build | RSS after reading MB | after start() MB | the kernel's stores MB |")
+    print("|---|---:|---:|---:|")
+    stats = {}
+    for build, src in builds:
+        figures = kernel_stores(cnf, src)
+        stats[build] = figures["stats"]
+        read, started = figures["read"] / mib, figures["started"] / mib
+        print(f"| {build} | {read:.0f} | {started:.0f} | {started - read:.0f} |", flush=True)
+    print("(MB: 2**20 bytes)")
+    for build, entries in stats.items():
+        print(f"{build}: {entries}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dir", type=Path, default=Path("/tmp/cnf-memory"))
@@ -113,14 +183,22 @@ def main() -> None:
     parser.add_argument("--sat-clauses", type=int, default=2_500_000)
     parser.add_argument("--drat-trim", default="/work/tools/drat-trim")
     parser.add_argument("--before", help="the src directory of another build, run too")
+    parser.add_argument(
+        "--kernel",
+        action="store_true",
+        help="measure the compiled kernel's own stores for the unsat CNF instead",
+    )
     args = parser.parse_args()
     files = make_files(args.dir, args.vars, args.clauses, args.sat_vars, args.sat_clauses)
     for name in ("cnf", "sat_cnf", "model"):
         print(f"{files[name]}: {files[name].stat().st_size / 1e6:.1f} MB")
+    builds = [("this", None)] + ([("before", args.before)] if args.before else [])
+    if args.kernel:
+        kernel_main(files["cnf"], builds)
+        return
     ours = [sys.executable, "-m", "sat_claim_check", "verify"]
     unsat = [*ours, str(files["cnf"]), str(files["proof"])]
     sat = [*ours, str(files["sat_cnf"]), "--model", str(files["model"])]
-    builds = [("this", None)] + ([("before", args.before)] if args.before else [])
     runs = [("drat-trim CNF PROOF", [args.drat_trim, str(files["cnf"]), str(files["proof"])], None)]
     for label, command in (
         ("import sat_claim_check", [sys.executable, "-c", "import sat_claim_check"]),
