@@ -11,7 +11,8 @@ other work on the shared machine hits them all alike:
 * jobs1: ``batch --jobs 1`` (in this process), the baseline;
 * jobs2: ``batch --jobs 2`` (two worker processes);
 * dask1, dask2: ``batch --scheduler`` on a LocalCluster of 1 and 2 worker
-  processes (one thread each), started once before the rounds: the times are
+  processes (one thread each), started once before the rounds as
+  ``--scheduler local:1`` and ``local:2`` start theirs: the times are
   those of ``sat_claim_check.dask.run_batch``, without the cluster's start-up
   (printed apart).
 
@@ -127,6 +128,7 @@ def main() -> None:
 
     from sat_claim_check import dask as on_dask
     from sat_claim_check._batch import local as _batch
+    from sat_claim_check._batch.cluster import connect
     from sat_claim_check._batch.console import BatchProgress
     from sat_claim_check._batch.sizing import available_cpus
 
@@ -138,15 +140,7 @@ def main() -> None:
     clusters = {}
     for workers in (1, 2):
         start = time.perf_counter()
-        cluster = distributed.LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=":0",
-            silence_logs=logging.CRITICAL,
-        )
-        client = distributed.Client(cluster)
+        client, cluster = connect(f"local:{workers}")  # as batch --scheduler local:N
         client.wait_for_workers(workers)
         print(f"LocalCluster of {workers}: started in {time.perf_counter() - start:.2f} s")
         clusters[workers] = (cluster, client)
