@@ -47,6 +47,17 @@ cdef struct clause_t:
     int8_t kind             # TAUTOLOGY, EMPTY, UNIT, LONG, or FREE (no clause here)
 
 
+# The two ways _propagate_with is compiled (a fused type: each gets its own
+# copy of the loop, the test for the prefetch resolved at compile time).
+cdef struct prefetching_t:
+    char unused
+cdef struct plain_t:
+    char unused
+ctypedef fused prefetch_mode_t:
+    prefetching_t
+    plain_t
+
+
 cdef struct bytes_t:
     # A growable byte buffer (the LRAT's lines).
     char* data
@@ -183,6 +194,7 @@ cdef class Kernel:
     cdef int _watch(self, cref_t cid) except -1 nogil
     cdef int _poll(self) except -1 nogil
     cdef cref_t _propagate(self) except -3 nogil
+    cdef cref_t _propagate_with(self, prefetch_mode_t* mode) except -3 nogil
     cdef int _build(self) except -1 nogil
     cdef int _is_rup(self, const lit_t* lits, int32_t n, bint tautology) except -1 nogil
     cdef int _attach(self, cref_t cid) except -1 nogil

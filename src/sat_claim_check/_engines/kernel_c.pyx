@@ -439,6 +439,18 @@ cdef class Kernel:
         """Propagate the trail from qhead; return a falsified clause, NONE, or LIMIT
         as soon as the counter passes the cap (the watch list at hand is left whole).
 
+        A large arena's clauses are prefetched ahead of their visits; a small
+        one's loop is compiled without the test for it (7% of the loop's
+        instructions on the contract tier)."""
+        cdef prefetching_t prefetching
+        cdef plain_t plain
+        if self.arena_len > _prefetch_arena:
+            return self._propagate_with(&prefetching)
+        return self._propagate_with(&plain)
+
+    cdef cref_t _propagate_with(self, prefetch_mode_t* mode) except -3 nogil:
+        """``_propagate``, with or without the prefetch (``mode``'s type).
+
         The hot loop works on local copies of the fields it changes (the int8_t
         stores to vals would otherwise force the compiler to reload them) and
         writes them back on every way out.
@@ -475,7 +487,6 @@ cdef class Kernel:
         cdef aref_t* stop
         cdef aref_t* start
         cdef aref_t* ahead                          # prefetch while i < ahead
-        cdef bint prefetch = self.arena_len > _prefetch_arena
         cdef int32_t k, size
         cdef lit_t f, other
         cdef lit_t* L
@@ -491,7 +502,8 @@ cdef class Kernel:
             i = ws.data
             j = i
             end = i + ws.len
-            ahead = end - PREFETCH if prefetch and ws.len > PREFETCH else i
+            if prefetch_mode_t is prefetching_t:
+                ahead = end - PREFETCH if ws.len > PREFETCH else i
             # §4.3 propagate: "while i < len(ws):"
             while i != end:
                 # §4.3 "The cap": "an engine may stop earlier, as soon as the
@@ -522,8 +534,9 @@ cdef class Kernel:
                     # §4.3 propagate: "c = ws[i]; i += 1; work += 1" (the visits
                     # of a run are counted at its end)
                     h = i[0]
-                    if i < ahead:
-                        scc_prefetch(arena + i[PREFETCH])
+                    if prefetch_mode_t is prefetching_t:
+                        if i < ahead:
+                            scc_prefetch(arena + i[PREFETCH])
                     i += 1
                     L = arena + h
                     # §4.3 propagate: "if L[0] == f: swap L[0], L[1]", without a
