@@ -220,10 +220,11 @@ def test_clause_line_reads_long_lines_in_small_chunks(tmp_path: Path) -> None:
     from sat_claim_check._io.whole_files import clause_line
 
     text = b"c " + b"x" * 70_000 + b"\np cnf 3 3\n1 2 " + b"3 -1 " * 20_000 + b"0 2\n\n3 0\n-1 0\n"
+    text += b"1 " + b"2" * 70_000 + b" 0 3 " * 20_000 + b"\n"
     plain = tmp_path / "plain.cnf"
     plain.write_bytes(text)
     members = _gzip_members(tmp_path / "members.cnf.gz", text, 100)
-    for index, line in ((0, 3), (1, 3), (2, 6), (3, None)):
+    for index, line in ((0, 3), (1, 3), (2, 6), (3, 7), (4, 7), (20_002, 7), (20_003, None)):
         assert clause_line(plain, index) == clause_line(members, index) == line
 
 
