@@ -334,3 +334,19 @@ def test_looks_binary_agrees_with_drat_trim(corpus, tmp_path):
         proof = tmp_path / f"proof{n}"
         proof.write_bytes(data)
         assert looks_binary(data[:SNIFF_BYTES]) == _drat_trim_says_binary(cnf, proof), data[:12]
+
+
+def test_the_pure_twin_keeps_an_open_step_without_copying_it() -> None:
+    """A step open over many calls is kept as it is, as binary_scan.h keeps
+    it: not copied again at every call (time quadratic in its length)."""
+    from sat_claim_check._engines.scan_binary_py import BinaryDrupStream
+
+    stream = BinaryDrupStream()
+    stream.scan(b"a" + b"\x02" * 100, False)
+    kept = stream._pending
+    for _ in range(20):
+        part = stream.scan(b"\x04" * 100, False)
+        assert stream._pending is kept and len(part[6]) == 0
+    assert stream.open_literals == 2100
+    part = stream.scan(b"\x00", True)
+    assert part[0] == 0 and list(part[5]) == [0, 2100] and len(part[6]) == 2100

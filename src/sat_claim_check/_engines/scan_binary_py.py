@@ -155,8 +155,11 @@ class BinaryDrupStream:
             self._ended = True
         self._open, self._kind = is_open, kind
         done = offsets[-1]
-        self._pending = lits[done:]
-        del lits[done:]
+        if done:
+            self._pending = lits[done:]
+            del lits[done:]
+        else:  # no step closed: the open one is kept as it is, not copied (as binary_scan.h)
+            self._pending, lits = lits, array("i")
         self.open_literals = len(self._pending)
         count, first, at = self._text[0x73]
         self.status_lines = (count, first, at)

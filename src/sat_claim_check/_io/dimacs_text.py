@@ -397,9 +397,9 @@ def file_name(path: Input) -> str:
     return "standard input" if isinstance(path, str) and path == "-" else _source.path_text(path)
 
 
-def after_last_whitespace(buf: bytes | bytearray, end: int) -> int:
-    """Where the bytes after buf[:end]'s last whitespace start (0: none)."""
-    return max(buf.rfind(c, 0, end) for c in _WHITESPACE) + 1
+def after_last_whitespace(buf: bytes | bytearray, end: int, start: int = 0) -> int:
+    """Where the bytes after buf[start:end]'s last whitespace start (0: none)."""
+    return max(buf.rfind(c, start, end) for c in _WHITESPACE) + 1
 
 
 def no_whitespace(what: str, name: str, offset: int) -> DimacsError:

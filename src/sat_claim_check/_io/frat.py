@@ -81,7 +81,8 @@ class FratText:
     def __init__(self, inner: object, name: str) -> None:
         self._inner = inner
         self._name = name
-        self._rest = b""
+        self._rest: list[bytes] = []  # the line not yet whole, as its parts
+        self._rest_bytes = 0
         self.scanned = b""
 
     @property
@@ -93,10 +94,16 @@ class FratText:
         return self._inner.open_literals  # type: ignore[attr-defined, no-any-return]
 
     def scan(self, data: bytes | bytearray | memoryview, final: bool) -> DrupPart:
-        buf = self._rest + bytes(data)
-        cut = len(buf) if final else buf.rfind(b"\n") + 1
-        if len(buf) - cut > LONGEST_LINE:
+        data = bytes(data)
+        end = len(data) if final else data.rfind(b"\n") + 1
+        if end == 0 and not final:  # the line goes on: its parts wait, not joined again
+            self._rest.append(data)
+            self._rest_bytes += len(data)
+            whole = b""
+        else:
+            whole = b"".join([*self._rest, data[:end]])
+            self._rest, self._rest_bytes = [data[end:]], len(data) - end
+        if self._rest_bytes > LONGEST_LINE:
             raise DimacsError(f"proof (FRAT): a line longer than {LONGEST_LINE} bytes", self._name)
-        self._rest = buf[cut:]
-        self.scanned = drup_of_frat(buf[:cut])
+        self.scanned = drup_of_frat(whole)
         return self._inner.scan(self.scanned, final)  # type: ignore[attr-defined, no-any-return]

@@ -17,7 +17,7 @@ from .dimacs_text import is_binary_proof, quoted
 from .frat import is_frat
 from .sniff import SNIFF_BYTES, TEXT_BYTES
 
-__all__ = ["HEAD_MOST", "SkipNotes", "head_enough", "proof_kind", "rup_note"]
+__all__ = ["HEAD_MOST", "Head", "SkipNotes", "head_enough", "proof_kind", "rup_note"]
 
 # Bytes read at most before the kind of a proof is told: past the leading
 # comment lines (CaDiCaL's banner) to the first line of steps.
@@ -52,6 +52,53 @@ def head_enough(head: bytes) -> bool:
     if start is None:
         return len(head) >= HEAD_MOST
     return head.find(b"\n", start) >= 0 or len(head) - start >= _FIRST_LINE
+
+
+class Head:
+    """A proof's first bytes, gathered chunk by chunk until they are enough
+    for ``proof_kind`` (``head_enough``'s answer, for the bytes so far).
+
+    Each byte is looked at once: the leading comment lines already passed are
+    not scanned again as the head grows (a pipe, or a file of many small
+    compressed members, may give a few bytes at a time).
+    """
+
+    def __init__(self) -> None:
+        self._data = bytearray()
+        self._line = 0  # where the first line not known to be skipped starts
+        self._searched = 0  # how far that line's '\n' was looked for
+        self._body: int | None = None  # body_start(), once known
+
+    def add(self, chunk: bytes) -> bool:
+        """Add the next chunk; whether the head is now enough (``head_enough``)."""
+        head = self._data
+        head += chunk
+        n = len(head)
+        if n < SNIFF_BYTES:
+            return False
+        i = self._line
+        while self._body is None and i < n:  # body_start's walk, resumed
+            b = head[i]
+            if b == 0x0A:
+                i += 1
+            elif b != 0x63 and b != 0x73:  # 'c', 's'
+                self._body = i
+            else:
+                nl = head.find(b"\n", max(i, self._searched))
+                if nl < 0:
+                    self._searched = n
+                    break
+                i = nl + 1
+        self._line = i
+        start = self._body
+        if start is None:
+            return n >= HEAD_MOST
+        return head.find(b"\n", start) >= 0 or n - start >= _FIRST_LINE
+
+    @property
+    def data(self) -> bytes:
+        """The bytes gathered."""
+        return bytes(self._data)
 
 
 def proof_kind(head: bytes, proof_format: str) -> tuple[str, int]:

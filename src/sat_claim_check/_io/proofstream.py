@@ -37,7 +37,7 @@ from .dimacs_text import (
     with_hint,
 )
 from .frat import FRAT_NOTE, FratText
-from .proof_head import Notes, SkipNotes, head_enough, proof_kind, rup_note
+from .proof_head import Head, Notes, SkipNotes, proof_kind, rup_note
 
 if TYPE_CHECKING:
     from .._core.types import DrupPart, Progress, ProofFormat, Reading
@@ -210,12 +210,12 @@ def proof_parts(
     """
     with _source.chunks(path, PART_BYTES) as source:
         chunks = iter(source)
-        head = b""
         try:
+            gathered = Head()
             for chunk in chunks:
-                head += chunk
-                if head_enough(head):
+                if gathered.add(chunk):
                     break
+            head = gathered.data
             check_format(proof_format)
             kind, start = proof_kind(head, proof_format)
             binary = kind == "binary"
@@ -229,16 +229,27 @@ def proof_parts(
                 stream = FratText(stream, file_name(path))
             skipped = None if notes is None else SkipNotes(stream, binary, notes)
             first = head[:4096]
-            rest = b""
+            # The text after the last whitespace read (a token not yet whole),
+            # kept as its chunks: joined once, when a chunk ends it, not again
+            # for every chunk that adds to it (a chunk may be a few bytes).
+            run: list[bytes] = []
+            run_bytes = 0
             read = 0
             for chunk in _prepend(head, chunks):
                 read += len(chunk)
                 over = read > max_bytes
                 if over:
                     chunk = chunk[: len(chunk) - (read - max_bytes)]
-                data = rest + chunk if rest else chunk
-                cut = len(data) if binary else after_last_whitespace(data, len(data))
-                rest = data[cut:]
+                cut = len(chunk) if binary else after_last_whitespace(chunk, len(chunk))
+                if cut == 0 and not binary:  # the run goes on: nothing to scan yet
+                    run.append(chunk)
+                    run_bytes += len(chunk)
+                    data = b""
+                else:
+                    data = b"".join([*run, chunk]) if run else chunk
+                    cut += run_bytes
+                    tail = data[cut:]
+                    run, run_bytes = ([tail] if tail else []), len(tail)
                 view = memoryview(data)[:cut]
                 part = _Part(_scan(stream, view, False), source, binary, first, over)
                 if skipped is not None:
@@ -246,10 +257,11 @@ def proof_parts(
                 yield part
                 if part.code or over:
                     return
-                if len(rest) >= LONGEST_RUN:
-                    raise no_whitespace("proof", file_name(path), read - len(rest))
+                if run_bytes >= LONGEST_RUN:
+                    raise no_whitespace("proof", file_name(path), read - run_bytes)
         except _source.SourceError as exc:
             raise DimacsError(str(exc), file_name(path)) from None
+        rest = b"".join(run)
         part = _Part(_scan(stream, rest, True), source, binary, first)
         if skipped is not None:
             skipped.after(rest)

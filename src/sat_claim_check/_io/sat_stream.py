@@ -21,6 +21,7 @@ cap and the run without whitespace are checked too.
 from __future__ import annotations
 
 import contextlib
+import re
 from array import array
 from collections.abc import KeysView
 from typing import TYPE_CHECKING, Any, Callable
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
     OnClauses = Callable[[int, int, array[int], array[int]], None]
 
 _HEAD = 4096  # the first bytes of a file, for a hint
+_NOT_SPACE = re.compile(rb"[^ \t\n\r\x0b\x0c]")  # not the whitespace of bytes.split()
 _LEADS = (b"p", b"s")  # a line starting so waits whole (as whole_files._whole_tokens)
 
 
@@ -177,6 +179,10 @@ class _CnfReader:
         self.literals = 0  # their literals
         self.found: tuple[Any, ...] | None = None  # a part's error or stop, waiting for a decision
         self.head = bytearray()  # the file's first bytes
+        # What _cut found in pending[:searched] (bytes it need not search
+        # again): where the bytes after its last whitespace and after its
+        # last newline start (0: none).
+        self.searched = self.after_space = self.after_newline = 0
         self.hint_head: bytes | None = None  # those of the first decision's text (read_cnf's)
 
     def read(self) -> tuple[int, int, int]:
@@ -221,9 +227,19 @@ class _CnfReader:
         pending[:end], or at the start of its line when that line starts with
         'p' or 's' (as ``whole_files._whole_tokens`` cuts the text read)."""
         pending = self.pending
-        cut = after_last_whitespace(pending, end)
-        line_start = pending.rfind(b"\n", 0, cut) + 1
-        lead = bytes(pending[line_start:cut].lstrip()[:1])
+        if end < self.searched:  # (a cut before the byte cap) searched afresh
+            self.searched = self.after_space = self.after_newline = 0
+        # Only the bytes added since the last call are searched: a line that
+        # waits whole, or a run without whitespace, is not searched again at
+        # every chunk.
+        start = self.searched
+        self.after_space = after_last_whitespace(pending, end, start) or self.after_space
+        self.after_newline = pending.rfind(b"\n", start, end) + 1 or self.after_newline
+        self.searched = end
+        cut = self.after_space
+        line_start = self.after_newline  # a newline is whitespace: the last is before cut
+        found = _NOT_SPACE.search(pending, line_start, cut)
+        lead = b"" if found is None else bytes(pending[found.start() : found.start() + 1])
         if line_start == 0 and self.lead is not None:
             lead = self.lead  # the line started in a part scanned before
         return line_start if lead in _LEADS else cut
@@ -239,6 +255,9 @@ class _CnfReader:
         self.lead = lead if line_start else self.lead or lead
         del self.pending[:cut]
         self.scanned += cut
+        self.searched = max(self.searched - cut, 0)
+        self.after_space = max(self.after_space - cut, 0)
+        self.after_newline = max(self.after_newline - cut, 0)
         if code == _codes.SCAN_OK and len(offsets) > 1:
             self.on_clauses(self.stream.header[0], self.clauses, offsets, lits)
         self.clauses += len(offsets) - 1

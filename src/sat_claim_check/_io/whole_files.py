@@ -11,10 +11,11 @@ the limit error its counts explain (``_core.sizes.memory_error``).
 from __future__ import annotations
 
 import contextlib
+import re
 import time
 from array import array
 from bisect import bisect_right
-from collections.abc import Generator
+from collections.abc import Generator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Callable, cast
 
 from .._core import codes as _codes
@@ -54,8 +55,8 @@ def clause_line(path: Input, index: int) -> int | None:
         return None
     count, start = 0, 0
     for line, text in enumerate(_lines(path), 1):
-        words = text.split()
-        if words and not words[0].startswith((b"c", b"p", b"%")):
+        lead, words = _words(text)
+        if lead is not None and not lead.startswith((b"c", b"p", b"%")):
             for word in words:
                 start = start or line
                 if word == b"0":
@@ -65,14 +66,51 @@ def clause_line(path: Input, index: int) -> int | None:
     return None
 
 
+_WORD = re.compile(rb"[^ \t\n\r\x0b\x0c]+")  # the words of bytes.split()
+_SPACE = re.compile(rb"[ \t\n\r\x0b\x0c]")
+_SPLIT_MOST = 1 << 16  # a longer line's words are taken one at a time
+
+
+def _words(text: bytes) -> tuple[bytes | None, Iterable[bytes]]:
+    """(the first word or None, the words) of a line, as bytes.split() gives
+    them; those of a long line one at a time (it may hold millions: not all
+    as objects at once)."""
+    if len(text) <= _SPLIT_MOST:
+        words = text.split()
+        return (words[0] if words else None), words
+    first = _WORD.search(text)
+    return (None if first is None else first.group()), _blocks_words(text)
+
+
+def _blocks_words(text: bytes) -> Iterator[bytes]:
+    """The words of a long line, split a block of about _SPLIT_MOST bytes at a
+    time (each block cut after whitespace)."""
+    at, n = 0, len(text)
+    while at < n:
+        end = min(at + _SPLIT_MOST, n)
+        if end < n:
+            cut = after_last_whitespace(text, end, at)
+            if cut:
+                end = cut
+            else:  # a word longer than a block: up to its end
+                space = _SPACE.search(text, end)
+                end = n if space is None else space.start()
+        yield from text[at:end].split()
+        at = end
+
+
 def _lines(path: Input) -> Generator[bytes, None, None]:
-    """The lines of a file, read in chunks (the last one may lack its newline)."""
-    rest = b""
+    """The lines of a file, read in chunks (the last one may lack its newline).
+    A line's chunks are joined once, at its end (not again at every chunk)."""
+    pieces: list[bytes] = []  # the line not yet whole
     for chunk in file_chunks(path):
-        lines = (rest + chunk).split(b"\n")
-        rest = lines.pop()
-        yield from lines
-    yield rest
+        lines = chunk.split(b"\n")
+        if len(lines) > 1:
+            lines[0] = b"".join([*pieces, lines[0]])
+            pieces = []
+            yield from lines[:-1]
+        pieces.append(lines[-1])
+    yield b"".join(pieces)
 
 
 def _whole_tokens(buf: bytearray, end: int) -> memoryview:
