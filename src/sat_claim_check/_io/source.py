@@ -3,8 +3,9 @@ a named pipe or standard input.
 
 ``chunks(path, chunk_size)`` returns a ``Source``: an iterator of non-empty
 ``bytes`` chunks of at most ``chunk_size`` bytes each, read as they come
-(a pipe's chunk is whatever its writer has written so far; nothing is
-seeked, nothing relies on ``peek``).  ``path`` is a filesystem path, the
+(a pipe's chunk is whatever its writer has written so far; a regular
+file's small pieces, such as short compressed members, are joined up to
+``chunk_size``; nothing is seeked, nothing relies on ``peek``).  ``path`` is a filesystem path, the
 string ``"-"`` for standard input (read as bytes, never closed here; a file
 named "-" is ``"./-"``), or a binary file already open (read from where it
 stands, never closed here: its owner closes it).
@@ -178,6 +179,13 @@ class Source:
             yield data
 
     def _generate(self) -> Generator[bytes, None, None]:
+        # A regular file's read never waits: its small pieces (many short
+        # compressed members) are joined up to a chunk, each of which costs its
+        # reader a scan and a hand-over; a pipe's are given as they come.
+        pieces = self._pieces()
+        return pieces if self.size is None else _joined(pieces, self._chunk_size)
+
+    def _pieces(self) -> Generator[bytes, None, None]:
         try:
             raw = self._raw()
             head = b""
@@ -194,6 +202,26 @@ class Source:
                 yield from _inflate(self.compression, head, raw, self._chunk_size)
         finally:
             self._close_file()
+
+
+def _joined(pieces: Iterator[bytes], size: int) -> Generator[bytes, None, None]:
+    """``pieces`` (each of at most ``size`` bytes) joined into chunks of at most
+    ``size`` bytes; the bytes read before an error come before it."""
+    held: list[bytes] = []
+    count = 0
+    try:
+        for piece in pieces:
+            if count + len(piece) > size:
+                yield b"".join(held)
+                held, count = [], 0
+            held.append(piece)
+            count += len(piece)
+    except (SourceError, OSError) as exc:
+        if held:
+            yield b"".join(held)
+        raise exc from None
+    if held:
+        yield b"".join(held)
 
 
 def _regular_size(f: IO[bytes]) -> int | None:
