@@ -141,6 +141,24 @@ def test_frat_text_is_read_as_drup(tmp_path: Path, twins: str) -> None:
     assert caught.value.line == 8 and "'x' is not an integer" in caught.value.message
 
 
+def test_a_long_frat_step_is_rewritten_without_an_object_a_word() -> None:
+    # 2 MB of literals in one step: the rewrite held every word as an object
+    # (about 44 bytes a byte of line); it now keeps the line's slices.
+    import tracemalloc
+
+    from sat_claim_check._io.frat import drup_of_frat
+
+    line = b"a 7 " + b"1 -2 " * 200_000 + b"0 l 1 2 3 0\n"
+    tracemalloc.start()
+    try:
+        out = drup_of_frat(line)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert out.split() == line.split()[2 : line.split().index(b"l")]
+    assert peak < 6 * len(line), peak
+
+
 def test_cryptominisat_s_frat_proof_checks(tmp_path: Path, twins: str) -> None:
     cnf = pigeonhole_cnf(tmp_path / "php.cnf")
     proof = tmp_path / "php.frat"

@@ -25,6 +25,8 @@ FRAT_NOTE = "proof: read as FRAT (clause ids and hints ignored)"
 
 _ID = re.compile(rb"[0-9]+")
 _WORD = re.compile(rb"-?[0-9]+|l")
+_HEAD = re.compile(rb"\s*(\S+)\s*(\S*)")  # a line's first two words
+_HINTS = re.compile(rb"(?<!\S)l(?!\S)")  # the word "l": the hints follow it
 _LISTS = (b"o", b"f", b"r")  # lines that change nothing a DRUP check sees
 # A FRAT step waits for its line's end; a line this long is refused, so that a
 # file without newlines cannot make the wait hold all of it.
@@ -52,23 +54,24 @@ def is_frat(body: bytes) -> bool:
 
 def drup_of_frat(text: bytes) -> bytes:
     """The DRUP text of FRAT lines, line for line.  A line that is no FRAT
-    step is kept as it is, for the scanner to report."""
+    step is kept as it is, for the scanner to report.  A step's literals are
+    kept as a slice of its line, not as words: a line of millions of them
+    costs a copy or two, not an object each."""
     lines = text.split(b"\n")
     for k, line in enumerate(lines):
-        words = line.split()
-        if not words:
+        head = _HEAD.match(line)
+        if head is None:  # a blank line
             continue
-        first = words[0]
+        first = head.group(1)
         if first in _LISTS:
             lines[k] = b""
-        elif (first == b"a" or first == b"d") and len(words) > 1 and _ID.fullmatch(words[1]):
-            body = words[2:]
+        elif (first == b"a" or first == b"d") and _ID.fullmatch(head.group(2)):
+            body = line[head.end() :]
             if first == b"a":
-                if b"l" in body:
-                    del body[body.index(b"l") :]
-                lines[k] = b" ".join(body)
+                hints = _HINTS.search(body)
+                lines[k] = body if hints is None else body[: hints.start()]
             else:
-                lines[k] = b"d " + b" ".join(body)
+                lines[k] = b"d" + body
     return b"\n".join(lines)
 
 
