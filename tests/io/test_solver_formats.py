@@ -7,6 +7,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import lzma
+import random
 import shutil
 import subprocess
 from pathlib import Path
@@ -157,6 +158,31 @@ def test_a_long_frat_step_is_rewritten_without_an_object_a_word() -> None:
         tracemalloc.stop()
     assert out.split() == line.split()[2 : line.split().index(b"l")]
     assert peak < 6 * len(line), peak
+
+
+def _frat_words(line: bytes) -> list[bytes]:
+    """What a FRAT line reads as, word by word (the rewrite's specification)."""
+    words = line.split()
+    if words and words[0] in (b"o", b"f", b"r"):
+        return []
+    if len(words) > 1 and words[0] in (b"a", b"d") and words[1].isdigit():
+        body = words[2:]
+        if words[0] == b"d":
+            return [b"d", *body]
+        return body[: body.index(b"l")] if b"l" in body else body
+    return words
+
+
+def test_frat_lines_read_as_their_words_say() -> None:
+    from sat_claim_check._io.frat import drup_of_frat
+
+    rng = random.Random(5)
+    words = [b"a", b"d", b"o", b"f", b"r", b"l", b"0", b"1", b"-2", b"12", b"x", b"l2", b"c"]
+    spaces = [b" ", b"  ", b"\t", b"\r", b"\x0b", b"\x0c", b"\n"]
+    for _ in range(20_000):
+        text = b"".join(rng.choice(words) + rng.choice(spaces) for _ in range(rng.randint(0, 12)))
+        got = drup_of_frat(text).split(b"\n")
+        assert [line.split() for line in got] == [_frat_words(x) for x in text.split(b"\n")]
 
 
 def test_cryptominisat_s_frat_proof_checks(tmp_path: Path, twins: str) -> None:
