@@ -66,11 +66,16 @@ def next_batch(items: Iterator[Any]) -> list[Any]:
     """The next steps of an iterable given to feed(): BATCH of them, fewer once
     they hold BATCH_LITERALS literals, none at its end.  (A batch of BATCH
     steps of 10**5 literals each held gigabytes before the first was checked.)"""
-    batch = []
+    batch: list[Any] = []
+    append = batch.append
     literals = 0
     for step in islice(items, BATCH):
-        batch.append(step)
-        literals += _step_size(step)
+        append(step)
+        if type(step) is dict and len(step) == 1:  # the usual step, read inline
+            for value in step.values():
+                literals += len(value) if type(value) is list else _step_size(step)
+        else:
+            literals += _step_size(step)
         if literals >= BATCH_LITERALS:
             break
     return batch
