@@ -1,6 +1,6 @@
 """``serve()``: the service on uvicorn, with the bounds uvicorn leaves to the application.
 
-uvicorn's HTTP protocols are used as they are, with three additions, made in a
+uvicorn's HTTP protocols are used as they are, with four additions, made in a
 subclass of the one uvicorn would pick (httptools when it is installed, else
 h11):
 
@@ -17,6 +17,12 @@ h11):
   at every ``receive()`` and at the end of every response, so a client that
   pipelines and never reads its answers grew the server by a read (256 KiB)
   per request.
+* **a bound on a request's headers**: a connection that has sent
+  ``HEADER_BYTES`` while its request's headers are not complete is answered
+  431 and closed.  h11 has such a bound (16 KiB); httptools has none, and
+  keeps every header and the URL in Python objects, a long one grown by
+  concatenation: 87 MB of headers sent in 4 s grew the server by 1.2 GB, and
+  a 32 MB header value took 1.07 s to read (0.26 s for 16 MB).
 * **a connection cap that costs the slow, not the service**: past
   ``max_connections`` open connections, the one that has waited longest on
   its client (for headers, or for an answer to be read) is dropped to make
@@ -37,13 +43,22 @@ import struct
 import time
 from typing import Any
 
+from ._asgi import error_body
 from ._io.bounds import HEADER_TIMEOUT
 
-__all__ = ["PIPELINE_BYTES", "bounded_protocol", "serve"]
+__all__ = ["HEADER_BYTES", "PIPELINE_BYTES", "bounded_protocol", "serve"]
 
 # Input held beyond the request being answered, per connection, before reading
 # stops: about one socket read (asyncio reads 256 KiB at a time).
 PIPELINE_BYTES = 256 * 1024
+# Bytes a connection may send while its request's headers are not complete
+# (counted from the end of the previous answer; data read with the end of the
+# headers is not counted).
+HEADER_BYTES = 64 * 1024
+_HEADERS_TOO_LARGE = (
+    b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+    b"content-type: application/json\r\ncontent-length: %d\r\nconnection: close\r\n\r\n%s"
+)
 # SO_LINGER on, with no time to linger: close() resets the connection.
 _RESET = struct.pack("ii", 1, 0)
 
@@ -68,7 +83,8 @@ def serve(
     connection has to complete a request's headers (from its start, or from
     the end of the previous answer), and an answer may wait unread, before
     the connection is dropped.  What a client pipelines behind the request
-    being answered is read no further than PIPELINE_BYTES ahead.  ValueError
+    being answered is read no further than PIPELINE_BYTES ahead, and a
+    request's headers no further than HEADER_BYTES (431).  ValueError
     for a setting out of range; ImportError when uvicorn is not installed
     (``pip install "sat-claim-check[service]"``).
     """
@@ -121,8 +137,9 @@ def bounded_protocol(
     max_connections: int, header_timeout: float, base: type[Any] | None = None
 ) -> type[Any]:
     """A subclass of uvicorn's HTTP protocol (``base``, or the one uvicorn would
-    pick) with the header deadline, the read-ahead bound and the connection cap
-    of the module's docstring; for ``uvicorn.Config(http=...)``."""
+    pick) with the header deadline, the header bound, the read-ahead bound
+    and the connection cap of the module's docstring; for
+    ``uvicorn.Config(http=...)``."""
     from uvicorn.protocols.http.flow_control import FlowControl
 
     if base is None:
@@ -150,6 +167,7 @@ def bounded_protocol(
             self._deadline: asyncio.TimerHandle | None = None
             self._write_deadline: asyncio.TimerHandle | None = None
             self._waiting_since = 0.0
+            self._header_bytes = 0
             self._arm()
             if len(self.connections) > max_connections:
                 self._make_room()
@@ -173,6 +191,11 @@ def bounded_protocol(
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
+            if self._deadline is not None:  # the headers are still to come
+                self._header_bytes += len(data)
+                if self._header_bytes > HEADER_BYTES:
+                    self._headers_too_large()
+                    return
             if self.held_ahead() >= PIPELINE_BYTES and self.flow is not None:
                 self.flow.pause_reading()
 
@@ -210,6 +233,7 @@ def bounded_protocol(
 
         def _arm(self) -> None:
             self._disarm()
+            self._header_bytes = 0
             self._waiting_since = time.monotonic()
             self._deadline = asyncio.get_running_loop().call_later(header_timeout, self._too_slow)
 
@@ -238,6 +262,19 @@ def bounded_protocol(
                 with contextlib.suppress(OSError):
                     sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _RESET)
             self.transport.abort()
+
+        def _headers_too_large(self) -> None:
+            """431, then close: the headers passed HEADER_BYTES."""
+            self._disarm()
+            if self.transport.is_closing():  # h11 has answered 400 already
+                return
+            if self.flow is not None:
+                self.flow.pause_reading()
+            body = error_body(
+                "headers_too_large", f"the request's headers are over {HEADER_BYTES} bytes"
+            )
+            self.transport.write(_HEADERS_TOO_LARGE % (len(body), body))
+            self.transport.close()
 
         def _make_room(self) -> None:
             """Drop the connection waiting longest on its client (this one, when

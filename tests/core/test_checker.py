@@ -676,3 +676,43 @@ def test_campaign(engine: str, chunk: int) -> None:
         whole = assert_stream(cnf, proof, engine, BIG, rng, context=(chunk, i))
         for limits in boundary_limits(request, whole, rng):
             assert_stream(cnf, proof, engine, limits, rng, context=(chunk, i, limits))
+
+
+# -- feed(): how much of an iterable is held ------------------------------------
+
+
+def test_feed_holds_a_batch_of_literals_not_of_steps(engine: str) -> None:
+    # Steps of 2**18 literals: feed() reads at most 2**20 literals of them
+    # ahead (4 steps), not 4096 steps (gigabytes, before the first was
+    # checked).  The first step fails, so nothing past its batch is read.
+    size = 1 << 18
+    big = list(range(1, size + 1))
+    read = 0
+
+    def steps() -> Iterator[dict[str, list[int]]]:
+        nonlocal read
+        for _ in range(100):
+            read += 1
+            yield {"delete": big}  # no such clause: fails
+
+    checker = scc.Checker(
+        {"num_vars": size, "clauses": [[1, 2]]}, engine=engine, limits=scc.Limits.unlimited()
+    )
+    checker.feed(steps())
+    assert checker.failed
+    assert read == 4  # steps.BATCH_LITERALS (2**20) // size
+    assert checker.finish().result["steps_checked"] == 0
+
+
+def test_feed_of_small_steps_still_reads_4096_at_a_time(engine: str) -> None:
+    read = 0
+
+    def steps() -> Iterator[dict[str, list[int]]]:
+        nonlocal read
+        for _ in range(10_000):
+            read += 1
+            yield {"delete": [1, 3]}  # no such clause: fails
+
+    checker = scc.Checker(CNF, engine=engine)
+    checker.feed(steps())
+    assert checker.failed and read == 4096

@@ -48,8 +48,10 @@ def with_id(ident: Ident | None, obj: Mapping[str, object]) -> Mapping[str, obje
 # -- the id of a line that was never checked -------------------------------------
 
 # Strings (escapes included) and brackets: enough to walk the top level of a JSON
-# object without building its values.
-_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+# object without building its values.  A string with no closing quote runs to
+# the end of the line: tried again from each quote inside it, it made the walk
+# of a line such as '"\\"\\"\\"...' take time quadratic in its length.
+_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
 _COLON = re.compile(rb"[ \t\r\n]*:[ \t\r\n]*")
 _INTEGER = re.compile(rb"-?(?:0|[1-9][0-9]*)(?![0-9.eE])")
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Sequence
-from itertools import islice
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..errors import LimitExceeded
@@ -34,7 +33,7 @@ from .one_call import ALREADY_RUNNING, one_call_at_a_time
 from .options import Options
 from .report import Report, work_limit_error
 from .sizes import cnf_sizes, proof_memory_error
-from .steps import ProofChunk, one_step, step_arrays_chunk, steps_chunk
+from .steps import BATCH, ProofChunk, next_batch, one_step, step_arrays_chunk, steps_chunk
 from .validate import validate_cnf, validate_cnf_arrays
 
 if TYPE_CHECKING:
@@ -43,9 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Checker", "checker_of_arrays"]
 
-# Steps validated and fed at a time: feed() takes its iterable this many at a
-# time, _feed_arrays() its arrays.
-BATCH = 4096
+# Steps validated and fed at a time by _feed_arrays() (feed(): steps.BATCH).
 ARRAY_CHUNK = 1 << 16
 
 
@@ -235,7 +232,8 @@ class Checker:
     def feed(self, steps: Iterable[Any]) -> None:
         """Check the steps of an iterable in order (each {"add": [...]} or
         {"delete": [...]}); return None.  The iterable is read 4096 items at a
-        time, and no further than the batch holding a step that fails."""
+        time (fewer once they hold 2**20 literals), and no further than the
+        batch holding a step that fails."""
         self._check_open()
         if self._done:
             return
@@ -246,7 +244,7 @@ class Checker:
             return
         items = iter(steps)
         while True:
-            batch = list(islice(items, BATCH))
+            batch = next_batch(items)
             if not batch or not self._take(batch):
                 return
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import sys
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from .._engines import converter
@@ -18,7 +19,7 @@ from .codes import STEP_ADD, STEP_DELETE
 from .literals import flatten, literal_array, literal_error
 from .sizes import check_size, size_error
 from .validate import step_shape
-from .values import pointer
+from .values import array_length, pointer
 
 if TYPE_CHECKING:
     from ..limits import Limits
@@ -28,7 +29,12 @@ if TYPE_CHECKING:
     PathOf = Callable[[int, int], str]  # (array, item) -> JSON Pointer
 
 
-__all__ = ["ProofChunk", "one_step", "step_arrays_chunk", "steps_chunk"]
+__all__ = ["BATCH", "ProofChunk", "next_batch", "one_step", "step_arrays_chunk", "steps_chunk"]
+
+# Checker.feed() takes BATCH steps at a time; of an iterable, which it holds
+# before it checks them, fewer once they hold BATCH_LITERALS literals.
+BATCH = 4096
+BATCH_LITERALS = 1 << 20
 
 
 class ProofChunk:
@@ -54,6 +60,34 @@ class ProofChunk:
         self.offsets = offsets
         self.lits = lits
         self.problem = problem
+
+
+def next_batch(items: Iterator[Any]) -> list[Any]:
+    """The next steps of an iterable given to feed(): BATCH of them, fewer once
+    they hold BATCH_LITERALS literals, none at its end.  (A batch of BATCH
+    steps of 10**5 literals each held gigabytes before the first was checked.)"""
+    batch: list[Any] = []
+    append = batch.append
+    literals = 0
+    for step in islice(items, BATCH):
+        append(step)
+        if type(step) is dict and len(step) == 1:  # the usual step, read inline
+            for value in step.values():
+                literals += len(value) if type(value) is list else _step_size(step)
+        else:
+            literals += _step_size(step)
+        if literals >= BATCH_LITERALS:
+            break
+    return batch
+
+
+def _step_size(step: Any) -> int:
+    """About how many literals a step holds, read as validation reads it: 1 for
+    anything but an object of one key whose value is an array."""
+    if issubclass(type(step), dict) and dict.__len__(step) == 1:
+        for value in dict.values(step):
+            return max(array_length(value), 1)
+    return 1
 
 
 def steps_chunk(
