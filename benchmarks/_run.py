@@ -8,6 +8,7 @@ than ``expect`` ends the benchmark with the end of the child's stderr.
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
@@ -35,3 +36,32 @@ def timed(
     if done.returncode != expect:
         raise SystemExit(f"exit {done.returncode}: {done.stderr.decode()[-300:]}")
     return elapsed
+
+
+def builds(baseline: str | None) -> list[tuple[str, str | None]]:
+    """(name, src) of this build and, when given, the baseline's src."""
+    return [("this build", None)] + ([("baseline", baseline)] if baseline else [])
+
+
+def row(label: str, times: Sequence[float]) -> str:
+    """A table row: the label, then each build's seconds."""
+    return label + " " + " ".join(f"{t:>10.2f} s" for t in times)
+
+
+def header(label: str, names: Sequence[tuple[str, str | None]]) -> str:
+    """The table's header over ``builds``' names."""
+    return label + " " + " ".join(f"{name:>12}" for name, _ in names)
+
+
+def parsed(
+    ap: argparse.ArgumentParser, folder: str, cnf_text: bytes
+) -> tuple[argparse.Namespace, Path, list[tuple[str, str | None]]]:
+    """Add ``--dir`` (default ``folder``) and ``--baseline`` to ``ap``, parse
+    the command line, write ``cnf_text`` to DIR/f.cnf: (args, that CNF, builds)."""
+    ap.add_argument("--dir", type=Path, default=Path(folder))
+    ap.add_argument("--baseline", help="the src directory of another build")
+    args = ap.parse_args()
+    args.dir.mkdir(parents=True, exist_ok=True)
+    cnf = args.dir / "f.cnf"
+    cnf.write_bytes(cnf_text)
+    return args, cnf, builds(args.baseline)

@@ -69,23 +69,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1, 2, 4])
     ap.add_argument("--cases", nargs="+", choices=sorted(CASES), default=list(CASES))
-    ap.add_argument("--dir", type=Path, default=Path("/tmp/hostile-reading"))
-    ap.add_argument("--baseline", help="the src directory of another build")
-    args = ap.parse_args()
-    args.dir.mkdir(parents=True, exist_ok=True)
-    cnf = args.dir / "f.cnf"
-    cnf.write_bytes(CNF)
-    builds = [("this build", None)]
-    if args.baseline:
-        builds.append(("baseline", args.baseline))
-    print(f"{'case':>10} {'size':>5} " + " ".join(f"{name:>12}" for name, _ in builds))
+    args, cnf, builds = _run.parsed(ap, "/tmp/hostile-reading", CNF)
+    print(_run.header(f"{'case':>10} {'size':>5}", builds))
     for name in args.cases:
         for scale in args.sizes:
             path = args.dir / f"{name}-{scale}"
             command, expect = CASES[name](path, scale)
             command = [str(cnf) if a == "{cnf}" else a for a in command]
             times = [_run.timed(command, src, expect=expect) for _, src in builds]
-            print(f"{name:>10} {scale:>4}x " + " ".join(f"{t:>10.2f} s" for t in times), flush=True)
+            print(_run.row(f"{name:>10} {scale:>4}x", times), flush=True)
             path.unlink()
 
 

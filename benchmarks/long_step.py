@@ -19,7 +19,7 @@ from pathlib import Path
 
 import _run
 
-CNF = "p cnf 2 2\n1 2 0\n-1 0\n"
+CNF = b"p cnf 2 2\n1 2 0\n-1 0\n"
 
 
 def write_proof(path: Path, millions: int) -> None:
@@ -32,21 +32,13 @@ def write_proof(path: Path, millions: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--millions", type=int, nargs="+", default=[4, 16, 64])
-    ap.add_argument("--dir", type=Path, default=Path("/tmp/long-step"))
-    ap.add_argument("--baseline", help="the src directory of another build")
-    args = ap.parse_args()
-    args.dir.mkdir(parents=True, exist_ok=True)
-    cnf = args.dir / "f.cnf"
-    cnf.write_text(CNF)
-    builds = [("this build", None)]
-    if args.baseline:
-        builds.append(("baseline", args.baseline))
-    print(f"{'literals':>10} " + " ".join(f"{name:>12}" for name, _ in builds))
+    args, cnf, builds = _run.parsed(ap, "/tmp/long-step", CNF)
+    print(_run.header(f"{'literals':>10}", builds))
     for m in args.millions:
         proof = args.dir / f"step{m}m.drup"
         write_proof(proof, m)
         times = [_run.timed(["verify", str(cnf), str(proof)], src, expect=2) for _, src in builds]
-        print(f"{m:>9}M " + " ".join(f"{t:>10.2f} s" for t in times), flush=True)
+        print(_run.row(f"{m:>9}M", times), flush=True)
         proof.unlink()
 
 
