@@ -29,29 +29,31 @@ _FIRST_LINE = 256
 def body_start(head: bytes) -> int | None:
     """Where the bytes after the leading comment and status lines (and blank
     lines) start; None when ``head`` ends inside them."""
-    i, n = 0, len(head)
+    return _walk(head, 0, 0)[1]
+
+
+def _walk(head: bytes | bytearray, i: int, searched: int) -> tuple[int, int | None, int]:
+    """``body_start``'s walk over the leading lines, from ``i`` (a line's
+    start; its newline already looked for up to ``searched``): (where it
+    stopped, the body's start or None, how far it looked for a newline)."""
+    n = len(head)
     while i < n:
         b = head[i]
         if b == 0x0A:
             i += 1
-            continue
-        if b != 0x63 and b != 0x73:  # 'c', 's'
-            return i
-        nl = head.find(b"\n", i)
-        if nl < 0:
-            return None
-        i = nl + 1
-    return None
+        elif b != 0x63 and b != 0x73:  # 'c', 's'
+            return i, i, searched
+        else:
+            nl = head.find(b"\n", max(i, searched))
+            if nl < 0:
+                return i, None, n
+            i = nl + 1
+    return i, None, searched
 
 
 def head_enough(head: bytes) -> bool:
     """Whether ``head`` (the first bytes read) is enough for ``proof_kind``."""
-    if len(head) < SNIFF_BYTES:
-        return False
-    start = body_start(head)
-    if start is None:
-        return len(head) >= HEAD_MOST
-    return head.find(b"\n", start) >= 0 or len(head) - start >= _FIRST_LINE
+    return Head().add(head)
 
 
 class Head:
@@ -76,20 +78,8 @@ class Head:
         n = len(head)
         if n < SNIFF_BYTES:
             return False
-        i = self._line
-        while self._body is None and i < n:  # body_start's walk, resumed
-            b = head[i]
-            if b == 0x0A:
-                i += 1
-            elif b != 0x63 and b != 0x73:  # 'c', 's'
-                self._body = i
-            else:
-                nl = head.find(b"\n", max(i, self._searched))
-                if nl < 0:
-                    self._searched = n
-                    break
-                i = nl + 1
-        self._line = i
+        if self._body is None:  # body_start's walk, resumed
+            self._line, self._body, self._searched = _walk(head, self._line, self._searched)
         start = self._body
         if start is None:
             return n >= HEAD_MOST
