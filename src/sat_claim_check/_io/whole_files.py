@@ -68,16 +68,13 @@ def clause_line(path: Input, index: int) -> int | None:
 
 _WORD = re.compile(rb"[^ \t\n\r\x0b\x0c]+")  # the words of bytes.split()
 _SPACE = re.compile(rb"[ \t\n\r\x0b\x0c]")
-_SPLIT_MOST = 1 << 16  # a longer line's words are taken one at a time
+_SPLIT_MOST = 1 << 16  # a line's words are split this many bytes at a time
 
 
 def _words(text: bytes) -> tuple[bytes | None, Iterable[bytes]]:
     """(the first word or None, the words) of a line, as bytes.split() gives
-    them; those of a long line one at a time (it may hold millions: not all
-    as objects at once)."""
-    if len(text) <= _SPLIT_MOST:
-        words = text.split()
-        return (words[0] if words else None), words
+    them, a block at a time (a line may hold millions: not all as objects at
+    once)."""
     first = _WORD.search(text)
     return (None if first is None else first.group()), _blocks_words(text)
 
