@@ -157,14 +157,72 @@ cdef inline int _ws_push(pool_t* pool, watch_t* w, aref_t head) except -1 nogil:
     return 0
 
 
-cdef inline void _ws_remove(watch_t* w, aref_t head) noexcept nogil:
-    """Remove a clause from a watch list, keeping the order of the rest."""
-    cdef int32_t i
+# A deleted clause leaves its watch lists lazily: finding it in a list costs
+# the list's length, and deleting the clauses of one long list one by one
+# would cost its square (deletions count no work: no cap would bound it).
+# Its entries stay where they are, counted in the list's ``dead``, until the
+# list is purged: before it is next visited (a visit never meets one), when
+# half of it is dead, or by _collect.  A purge keeps the order of the rest.
+
+
+cdef inline void _ws_drop(watch_t* w, const lit_t* arena) noexcept nogil:
+    """A clause of ``w``, just marked deleted in the arena, leaves it (lazily)."""
+    w.dead += 1
+    if 2 * w.dead > w.len:
+        _ws_purge(w, arena)
+
+
+cdef void _ws_purge(watch_t* w, const lit_t* arena) noexcept nogil:
+    """Remove the deleted clauses' entries from a watch list, keeping the order
+    of the rest (out of line: it is rare)."""
+    cdef int32_t i, n = 0
+    cdef aref_t h
     for i in range(w.len):
-        if w.data[i] == head:
-            memmove(w.data + i, w.data + i + 1, (w.len - i - 1) * sizeof(aref_t))
-            w.len -= 1
-            return
+        h = w.data[i]
+        if arena[h - 2] != NONE:
+            w.data[n] = h
+            n += 1
+    w.len = n
+    w.dead = 0
+
+
+# The unit list is in id order (arena order), and a unit's deletion finds it
+# by bisection; closing the gap at once would cost the length of the list
+# after it.  Its entry becomes ``-2 - head`` (its place in the order kept, and
+# told apart from a slot) until half the list is dead, or _collect.
+
+
+cdef inline aref_t _unit_head(Kernel self, cref_t entry) noexcept nogil:
+    """The arena head a unit list entry is ordered by (live or deleted)."""
+    return self.clauses[entry].head if entry >= 0 else -2 - entry
+
+
+cdef void _units_drop(Kernel self, cref_t cid) noexcept nogil:
+    """A live unit clause, about to be freed, leaves the unit list (lazily)."""
+    cdef aref_t head = self.clauses[cid].head
+    cdef int32_t lo = 0, hi = self.n_units, mid
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _unit_head(self, self.units[mid]) < head:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < self.n_units and self.units[lo] == cid:
+        self.units[lo] = -2 - head
+        self.units_dead += 1
+        if 2 * self.units_dead > self.n_units:
+            _units_purge(self)
+
+
+cdef void _units_purge(Kernel self) noexcept nogil:
+    """Remove the deleted units' entries from the unit list, keeping the order."""
+    cdef int32_t i, n = 0
+    for i in range(self.n_units):
+        if self.units[i] >= 0:
+            self.units[n] = self.units[i]
+            n += 1
+    self.n_units = n
+    self.units_dead = 0
 
 
 cdef int _watch_cnf(Kernel self) except -1 nogil:
@@ -308,7 +366,7 @@ cdef int _collect(Kernel self) except -1 nogil:
     cdef lit_t* arena = self.arena
     cdef aref_t p = 0, q = 0
     cdef int64_t room
-    cdef int32_t size, t, cap
+    cdef int32_t size, t, cap, n
     cdef cref_t cid
     cdef pool_t pool
     cdef Py_ssize_t x
@@ -318,7 +376,8 @@ cdef int _collect(Kernel self) except -1 nogil:
     cdef watch_t* w
     cdef aref_t* data
     for x in range(self.n_lits):
-        nbytes += <size_t>_compact_cap(self.watches[x].len) * sizeof(aref_t)
+        w = &self.watches[x]
+        nbytes += <size_t>_compact_cap(w.len - w.dead) * sizeof(aref_t)
     memset(&pool, 0, sizeof(pool_t))
     if nbytes:
         block = <char*>malloc(nbytes + 16)
@@ -332,6 +391,7 @@ cdef int _collect(Kernel self) except -1 nogil:
         pool.end = pool.next
         pool.used = nbytes
     pool.block = nbytes // 2 + 4096
+    _units_purge(self)                              # its entries name old heads
     # Where each live clause goes (its header still names its slot)...
     while p < self.arena_len:
         cid = arena[p]
@@ -340,15 +400,22 @@ cdef int _collect(Kernel self) except -1 nogil:
             self.clauses[cid].head = q + 2
             q += size + 2
         p += size + 2
-    # ... the watch lists follow (read through the headers, still in place) ...
+    # ... the watch lists follow (read through the headers, still in place;
+    # the deleted clauses' entries left behind) ...
     for x in range(self.n_lits):
         w = &self.watches[x]
-        cap = _compact_cap(w.len)
+        cap = _compact_cap(w.len - w.dead)
         data = <aref_t*>base if cap else NULL
+        n = 0
         for t in range(w.len):
-            data[t] = self.clauses[arena[w.data[t] - 2]].head
+            cid = arena[w.data[t] - 2]
+            if cid != NONE:
+                data[n] = self.clauses[cid].head
+                n += 1
         w.data = data
+        w.len = n
         w.cap = cap
+        w.dead = 0
         base += <size_t>cap * sizeof(aref_t)
     _pool_free(&self.wpool)
     self.wpool = pool
@@ -519,6 +586,7 @@ cdef int _load_cnf(Kernel self, Py_ssize_t more_clauses, Py_ssize_t more_lits) e
     self.arena_len = 0
     self.arena_dead = 0
     self.n_units = 0
+    self.units_dead = 0
     self.live_empty = 0
     self.derived_empty = False
     self.live_sets = 0

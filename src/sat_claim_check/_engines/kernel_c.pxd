@@ -23,6 +23,7 @@ cdef struct watch_t:
     aref_t* data            # the long clauses watching this literal, in order
     int32_t len             # entries in use
     int32_t cap             # entries allocated
+    int32_t dead            # entries of deleted clauses among them (_ws_drop)
 
 
 cdef struct pool_t:
@@ -115,8 +116,9 @@ cdef class Kernel:
     cdef aref_t arena_room              # arena entries allocated
     cdef aref_t arena_dead              # entries of deleted clauses, reclaimed by _collect
     cdef int64_t n_collections          # _collect calls so far (for the tests)
-    cdef cref_t* units                  # live unit clauses, ids ascending
+    cdef cref_t* units                  # live unit clauses, ids ascending (_unit_drop)
     cdef int32_t n_units                # entries in use
+    cdef int32_t units_dead             # entries of deleted units among them
     cdef int32_t units_room             # entries allocated
     cdef int32_t live_empty             # live empty clauses
     cdef readonly bint derived_empty    # the CNF or an add taken held the empty clause

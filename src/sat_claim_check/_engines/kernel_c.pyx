@@ -499,6 +499,8 @@ cdef class Kernel:
             qhead += 1
             # §4.3 propagate: "ws = watches[f]; i = j = 0"
             ws = &watches[f]
+            if ws.dead:
+                _ws_purge(ws, arena)                    # a visit meets no deleted clause
             i = ws.data
             j = i
             end = i + ws.len
@@ -616,6 +618,8 @@ cdef class Kernel:
         # -> conflict = that clause, stop; else assign it"
         for i in range(self.n_units):
             u = self.units[i]
+            if u < 0:
+                continue                                # deleted (_units_drop)
             lit = self.arena[self.clauses[u].head]
             if self.vals[lit] == TRUE:
                 continue
@@ -713,7 +717,9 @@ cdef class Kernel:
         cdef clause_t* c = &self.clauses[cid]
         cdef lit_t* L = self.arena + c.head
         cdef bint rebuild = cid == self.conflict
-        cdef int32_t lo, hi, mid
+        # Marked deleted in the arena first: the lists tell their dead entries
+        # by it (_ws_purge).
+        self.arena[c.head - 2] = NONE
         # §4.2: "Deleting a clause removes it from its watch lists or from the
         # unit list.  The level-0 state is then rebuilt if ..."
         if c.kind == EMPTY:
@@ -722,23 +728,10 @@ cdef class Kernel:
             rebuild = rebuild or self.live_empty == 0
         elif c.kind == UNIT or c.kind == LONG:
             if c.kind == UNIT:
-                # The unit list is in id order, which is arena order: find cid
-                # by bisection, close the gap.
-                lo = 0
-                hi = self.n_units
-                while lo < hi:
-                    mid = (lo + hi) // 2
-                    if self.clauses[self.units[mid]].head < c.head:
-                        lo = mid + 1
-                    else:
-                        hi = mid
-                if lo < self.n_units and self.units[lo] == cid:
-                    memmove(self.units + lo, self.units + lo + 1,
-                            (self.n_units - lo - 1) * sizeof(cref_t))
-                    self.n_units -= 1
+                _units_drop(self, cid)
             else:
-                _ws_remove(&self.watches[L[0]], c.head)
-                _ws_remove(&self.watches[L[1]], c.head)
+                _ws_drop(&self.watches[L[0]], self.arena)
+                _ws_drop(&self.watches[L[1]], self.arena)
                 self.n_long -= 1
             # "... if the deleted clause was the reason of a level-0 literal
             # (reason[var(lits[0])] == id while lits[0] is TRUE)"
@@ -748,9 +741,9 @@ cdef class Kernel:
                 rebuild = True
         # Its room is reused: the slot goes to the free list at once, the
         # literals are dead arena space until _collect.  (Nothing refers to it
-        # any more: not a watch list, the unit list nor its stack; a reason or
-        # the conflict it was forces the rebuild below.)
-        self.arena[c.head - 2] = NONE
+        # any more but the dead entries it leaves in its watch lists or the
+        # unit list, which are never read as a clause; nor does its stack; a
+        # reason or the conflict it was forces the rebuild below.)
         self.arena_dead += L[-1] + 2
         c.kind = FREE
         c.below = self.free_slots
@@ -1371,15 +1364,20 @@ cdef class Kernel:
             w = &self.watches[x]
             assert 0 <= w.len <= w.cap
             used += w.cap * sizeof(aref_t)
+            dead = 0
             for t in range(w.len):
                 h = w.data[t]
                 cid = self.arena[h - 2]
+                if cid == NONE:                         # a deleted clause's (_ws_drop)
+                    dead += 1
+                    continue
                 assert cid in lits and self.clauses[cid].head == h, (x, h)
                 assert self.clauses[cid].kind == LONG, (x, cid)
                 L = lits[cid]
                 assert x in (L[0], L[1]), (x, cid)
                 assert (cid, x) not in counts, (x, cid)
                 counts[cid, x] = 1
+            assert dead == w.dead and 2 * dead <= w.len, (x, dead, w.dead)
         longs = []
         for cid in live:
             if self.clauses[cid].kind == LONG:
@@ -1415,7 +1413,10 @@ cdef class Kernel:
         assert in_table == self.live_sets
         assert sorted(stacked) == sorted(live)
         # Units in id order; live empty clauses counted.
-        units = [self.units[t] for t in range(self.n_units)]
+        units = [self.units[t] for t in range(self.n_units) if self.units[t] >= 0]
+        heads = [_unit_head(self, self.units[t]) for t in range(self.n_units)]
+        assert heads == sorted(heads) and len(set(heads)) == len(heads)
+        assert self.n_units - len(units) == self.units_dead <= self.n_units // 2
         empties = 0
         for cid in live:
             empties += self.clauses[cid].kind == EMPTY

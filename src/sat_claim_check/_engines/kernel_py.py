@@ -167,8 +167,10 @@ class Kernel:
     next_id: int
     by_set: dict[tuple[int, ...], list[int]]
     units: list[int]
+    units_dead: int
     live_empty: int
     watches: dict[int, list[int]]
+    dead: dict[int, int]
     values: list[int]
     reason: list[int]
     trail: list[int]
@@ -239,9 +241,11 @@ class Kernel:
         self.kind = {}  # per live clause id: TAUTOLOGY, EMPTY, UNIT or LONG
         self.next_id = 0  # the id the next stored clause gets
         self.by_set = {}  # sorted literal tuple -> ids of its live clauses, ascending
-        self.units = []  # ids of live unit clauses, ascending
+        self.units = []  # ids of live unit clauses, ascending (units_drop)
+        self.units_dead = 0  # entries of deleted units among them
         self.live_empty = 0
-        self.watches = {}  # literal -> list of long clause ids
+        self.watches = {}  # literal -> list of long clause ids (ws_drop)
+        self.dead = {}  # literal -> entries of deleted clauses in its list
         self.values = [UNASSIGNED] * (self.num_vars + 1)
         self.reason = [NONE] * (self.num_vars + 1)
         self.trail_pos = [0] * (self.num_vars + 1)  # per assigned variable: its trail index
@@ -358,6 +362,48 @@ class Kernel:
         self.watches.setdefault(lits[0], []).append(cid)
         self.watches.setdefault(lits[1], []).append(cid)
 
+    # A deleted clause leaves its watch lists lazily: finding it in a list costs
+    # the list's length, and deleting the clauses of one long list one by one
+    # would cost its square (deletions count no work: no cap would bound it).
+    # Its entries stay where they are, counted in ``dead``, until the list is
+    # purged: before it is next visited (a visit never meets one), or when half
+    # of it is dead.  A purge keeps the order of the rest.
+
+    def ws_drop(self, lit: int) -> None:
+        """A clause of watches[lit], just deleted from ``lits``, leaves it (lazily)."""
+        dead = self.dead.get(lit, 0) + 1
+        self.dead[lit] = dead
+        if 2 * dead > len(self.watches[lit]):
+            self.ws_purge(lit)
+
+    def ws_purge(self, lit: int) -> None:
+        """Remove the deleted clauses' entries from watches[lit], keeping the order."""
+        ws = self.watches[lit]
+        ws[:] = [c for c in ws if c in self.lits]
+        del self.dead[lit]
+
+    # The unit list is in id order, and a unit's deletion finds it by bisection;
+    # closing the gap at once would cost the length of the list after it.  Its
+    # entry becomes ``-1 - id`` (its place in the order kept) until half the
+    # list is dead.
+
+    def units_drop(self, cid: int) -> None:
+        """A live unit clause leaves the unit list (lazily)."""
+        units = self.units
+        lo, hi = 0, len(units)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            entry = units[mid]
+            if (entry if entry >= 0 else -1 - entry) < cid:
+                lo = mid + 1
+            else:
+                hi = mid
+        units[lo] = -1 - cid
+        self.units_dead += 1
+        if 2 * self.units_dead > len(units):
+            self.units = [u for u in units if u >= 0]
+            self.units_dead = 0
+
     # -- SPEC §4.3 ---------------------------------------------------------------------
 
     def poll(self) -> None:
@@ -373,6 +419,8 @@ class Kernel:
             p = self.trail[self.qhead]
             self.qhead += 1
             f = -p  # f just became FALSE
+            if f in self.dead:
+                self.ws_purge(f)  # a visit meets no deleted clause
             ws = self.watches.get(f, [])
             i = j = 0
             while i < len(ws):
@@ -412,6 +460,8 @@ class Kernel:
         self.undo_to(0)
         self.conflict = NONE
         for cid in self.units:
+            if cid < 0:
+                continue  # deleted (units_drop)
             lit = self.lits[cid][0]
             v = self.value(lit)
             if v == TRUE:
@@ -488,10 +538,10 @@ class Kernel:
             rebuild = rebuild or self.live_empty == 0
         elif kind in (UNIT, LONG):
             if kind == UNIT:
-                self.units.remove(cid)
+                self.units_drop(cid)
             else:
-                self.watches[L[0]].remove(cid)
-                self.watches[L[1]].remove(cid)
+                self.ws_drop(L[0])
+                self.ws_drop(L[1])
             if self.value(L[0]) == TRUE and self.reason[abs(L[0])] == cid:
                 self.reason_deletions.append(s)
                 rebuild = True
@@ -924,7 +974,7 @@ class Kernel:
         return {
             "live_clauses": len(self.lits),
             "literal_sets": len(self.by_set),
-            "units": len(self.units),
+            "units": len(self.units) - self.units_dead,
             "trail": len(self.trail),
         }
 
@@ -960,7 +1010,10 @@ class Kernel:
                 watched.setdefault(L[0], []).append(cid)
                 watched.setdefault(L[1], []).append(cid)
         for lit, ws in self.watches.items():
-            assert sorted(ws) == watched.get(lit, []), lit
+            live_ws = [c for c in ws if c in self.lits]
+            assert sorted(live_ws) == watched.get(lit, []), lit
+            dead = len(ws) - len(live_ws)
+            assert dead == self.dead.get(lit, 0) and 2 * dead <= len(ws), lit
         assert all(lit in self.watches for lit in watched)
         grouped = []
         for key, ids in self.by_set.items():
@@ -968,7 +1021,11 @@ class Kernel:
             assert all(tuple(sorted(self.lits[cid])) == key for cid in ids), key
             grouped.extend(ids)
         assert sorted(grouped) == sorted(live)
-        assert self.units == sorted(cid for cid in live if self.kind[cid] == UNIT)
+        units = [cid for cid in self.units if cid >= 0]
+        assert units == sorted(cid for cid in live if self.kind[cid] == UNIT)
+        order = [cid if cid >= 0 else -1 - cid for cid in self.units]
+        assert order == sorted(set(order))
+        assert len(self.units) - len(units) == self.units_dead <= len(self.units) // 2
         assert self.live_empty == sum(self.kind[cid] == EMPTY for cid in live)
         assigned = [v for v in range(1, self.num_vars + 1) if self.values[v] != UNASSIGNED]
         assert sorted(abs(lit) for lit in self.trail) == assigned
