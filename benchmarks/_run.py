@@ -4,14 +4,18 @@
 interpreter, ``PYTHONPATH`` set to ``pythonpath`` when given (the src of
 another build), and returns its wall time in seconds; another exit status
 than ``expect`` ends the benchmark with the end of the child's stderr.
+``serve(args, pythonpath)`` starts ``serve --port 0 ARGS`` the same way and
+returns the process and its port; ``cpu_seconds(pid)`` is a process's CPU.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,6 +40,29 @@ def timed(
     if done.returncode != expect:
         raise SystemExit(f"exit {done.returncode}: {done.stderr.decode()[-300:]}")
     return elapsed
+
+
+def serve(args: Sequence[str], pythonpath: str | None) -> tuple[subprocess.Popen[bytes], int]:
+    """``python -m sat_claim_check serve --port 0 ARGS`` started: (process, port)."""
+    env = dict(os.environ)
+    if pythonpath is not None:
+        env["PYTHONPATH"] = pythonpath
+    command = [sys.executable, "-m", "sat_claim_check", "serve", "--port", "0", *args]
+    proc = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        m = re.search(rb"running on http://127\.0\.0\.1:(\d+)", line)
+        if m:
+            threading.Thread(target=proc.stderr.read, daemon=True).start()
+            return proc, int(m.group(1))
+    raise RuntimeError("the server did not start")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process so far (Linux /proc)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def builds(baseline: str | None) -> list[tuple[str, str | None]]:

@@ -32,11 +32,12 @@ import os
 import re
 import socket
 import statistics
-import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+
+import _run
 
 import sat_claim_check as scc
 from sat_claim_check import _engines as _engine
@@ -209,37 +210,6 @@ def open_loop(port, requests, expected, rate, seconds, connections=8):
     return count / (time.perf_counter() - start), latencies, errors
 
 
-def cpu_seconds(pid):
-    """User + system CPU seconds of a process so far (Linux /proc)."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def start_server(workers):
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "sat_claim_check",
-            "serve",
-            "--port",
-            "0",
-            "--workers",
-            str(workers),
-            "--no-access-log",
-        ],
-        stderr=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-    )
-    for line in proc.stderr:
-        m = re.search(rb"running on http://127\.0\.0\.1:(\d+)", line)
-        if m:
-            threading.Thread(target=proc.stderr.read, daemon=True).start()
-            return proc, int(m.group(1))
-    raise RuntimeError("the server did not start")
-
-
 def percentile(values, p):
     values = sorted(values)
     return values[min(len(values) - 1, int(p / 100 * len(values)))]
@@ -256,7 +226,7 @@ def main():
     bodies = [p.read_bytes() for p in paths]
     expected = [scc.check_json(b).body for b in bodies]
     requests = [http_request(b) for b in bodies]
-    proc, port = start_server(2)
+    proc, port = _run.serve(["--workers", "2", "--no-access-log"], None)
     rate = {"one": [], "two": [], "full": [], "half": []}
     cpu = {"one": [], "two": [], "full": []}  # CPU seconds per request
     full_lat, half_lat, errors = [], [], []
@@ -269,11 +239,11 @@ def main():
 
     def service():
         nonlocal client_cpu, busy
-        c0, s0, t0 = time.process_time(), cpu_seconds(proc.pid), time.perf_counter()
+        c0, s0, t0 = time.process_time(), _run.cpu_seconds(proc.pid), time.perf_counter()
         r, lat, err = closed_loop(port, requests, expected, args.connections, args.seconds)
         client_cpu += time.process_time() - c0
         busy += time.perf_counter() - t0
-        cpu["full"].append((cpu_seconds(proc.pid) - s0) / len(lat))
+        cpu["full"].append((_run.cpu_seconds(proc.pid) - s0) / len(lat))
         rate["full"].append(r)
         full_lat.extend(lat)
         errors.extend(err)

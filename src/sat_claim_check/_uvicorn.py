@@ -40,7 +40,6 @@ import asyncio
 import contextlib
 import socket
 import struct
-import time
 from typing import Any
 
 from ._asgi import error_body
@@ -147,6 +146,11 @@ def bounded_protocol(
     else:
         httptools = hasattr(base, "on_headers_complete")
 
+    # The connections waiting on their client, longest waiting first: the
+    # order of the times they started waiting (each moves to the end then),
+    # so making room takes the first, not a scan of every connection.
+    waiting: dict[Any, None] = {}
+
     class BoundedFlow(FlowControl):  # type: ignore[misc]
         """Reading resumes only while the input held ahead is under the bound."""
 
@@ -166,7 +170,6 @@ def bounded_protocol(
             self.flow = BoundedFlow(transport, self)
             self._deadline: asyncio.TimerHandle | None = None
             self._write_deadline: asyncio.TimerHandle | None = None
-            self._waiting_since = 0.0
             self._header_bytes = 0
             self._arm()
             if len(self.connections) > max_connections:
@@ -175,12 +178,13 @@ def bounded_protocol(
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
             self._disarm_writing()
+            waiting.pop(self, None)
             super().connection_lost(exc)
 
         def pause_writing(self) -> None:
             super().pause_writing()  # the client is not reading: it has a deadline
             if self._write_deadline is None:
-                self._waiting_since = time.monotonic()
+                self._start_waiting()
                 self._write_deadline = asyncio.get_running_loop().call_later(
                     header_timeout, self._too_slow
                 )
@@ -234,18 +238,28 @@ def bounded_protocol(
         def _arm(self) -> None:
             self._disarm()
             self._header_bytes = 0
-            self._waiting_since = time.monotonic()
+            self._start_waiting()
             self._deadline = asyncio.get_running_loop().call_later(header_timeout, self._too_slow)
 
         def _disarm(self) -> None:
             if self._deadline is not None:
                 self._deadline.cancel()
                 self._deadline = None
+                self._stop_waiting()
 
         def _disarm_writing(self) -> None:
             if self._write_deadline is not None:
                 self._write_deadline.cancel()
                 self._write_deadline = None
+                self._stop_waiting()
+
+        def _start_waiting(self) -> None:
+            waiting.pop(self, None)
+            waiting[self] = None
+
+        def _stop_waiting(self) -> None:
+            if not self._waiting():
+                waiting.pop(self, None)
 
         def _waiting(self) -> bool:
             """Whether the connection waits on its client (headers, or reading)."""
@@ -279,12 +293,7 @@ def bounded_protocol(
         def _make_room(self) -> None:
             """Drop the connection waiting longest on its client (this one, when
             every other is in a request the server is working on)."""
-            waiting = [
-                c
-                for c in self.connections
-                if isinstance(c, Bounded) and c is not self and c._waiting()
-            ]
-            oldest = min(waiting, key=lambda c: c._waiting_since, default=self)
+            oldest = next((c for c in waiting if c is not self), self)
             oldest._too_slow()
 
     Bounded.__name__ = Bounded.__qualname__ = f"Bounded{base.__name__}"

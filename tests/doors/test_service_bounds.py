@@ -167,6 +167,24 @@ def test_slow_connections_cost_their_slots_not_the_service(server: Server, slack
             sock.close()
 
 
+def test_the_connections_waiting_longest_make_room_first(server: Server):
+    # 40 connections that send part of their headers, one after another, past
+    # --max-connections 32: the 8 that have waited longest are the ones closed.
+    socks = []
+    try:
+        for _ in range(40):
+            sock = socket.create_connection(("127.0.0.1", server.port))
+            sock.sendall(b"GET /hea")
+            socks.append(sock)
+            assert not closed_by_peer(sock, 0.005)  # the server has taken it in
+        time.sleep(0.1)
+        closed = [closed_by_peer(sock, 0.001) for sock in socks]
+        assert closed == [True] * 8 + [False] * 32
+    finally:
+        for sock in socks:
+            sock.close()
+
+
 def test_a_connection_in_a_request_is_never_closed_to_make_room(server: Server):
     # A request under way (its headers in, its body coming) keeps its
     # connection while slow ones crowd in past --max-connections: only those
