@@ -4,8 +4,10 @@
 interpreter, ``PYTHONPATH`` set to ``pythonpath`` when given (the src of
 another build), and returns its wall time in seconds; another exit status
 than ``expect`` ends the benchmark with the end of the child's stderr.
-``serve(args, pythonpath)`` starts ``serve --port 0 ARGS`` the same way and
-returns the process and its port; ``cpu_seconds(pid)`` is a process's CPU.
+With ``stdin`` (a file) it writes that file into the child's standard input
+through a pipe, a piece at a time (no timeout then).  ``serve(args,
+pythonpath)`` starts ``serve --port 0 ARGS`` the same way and returns the
+process and its port; ``cpu_seconds(pid)`` is a process's CPU.
 """
 
 from __future__ import annotations
@@ -28,18 +30,59 @@ def timed(
     expect: int = 0,
     cwd: Path | None = None,
     timeout: float | None = None,
+    stdin: Path | None = None,
+    piece: int = 65536,
 ) -> float:
-    """Wall seconds of ``python -m sat_claim_check ARGS`` (see the module)."""
+    """Wall seconds of ``python -m sat_claim_check ARGS`` (see the module);
+    with ``stdin``, that file is written into the child's standard input
+    through a pipe, ``piece`` bytes a write, as a solver would."""
     env = dict(os.environ)
     if pythonpath is not None:
         env["PYTHONPATH"] = pythonpath
     command = [sys.executable, "-m", "sat_claim_check", *args]
     start = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, timeout=timeout)
+    child = subprocess.Popen(
+        command,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    if stdin is None:
+        _, err = child.communicate(timeout=timeout)
+    else:
+        threading.Thread(target=_write, args=(child, stdin, piece), daemon=True).start()
+        err = _drained(child)
     elapsed = time.perf_counter() - start
-    if done.returncode != expect:
-        raise SystemExit(f"exit {done.returncode}: {done.stderr.decode()[-300:]}")
+    if child.returncode != expect:
+        raise SystemExit(f"exit {child.returncode}: {err.decode()[-300:]}")
     return elapsed
+
+
+def _write(child: subprocess.Popen[bytes], path: Path, piece: int) -> None:
+    """Write ``path`` into the child's stdin, ``piece`` bytes at a time, then close it."""
+    assert child.stdin is not None
+    try:
+        with open(path, "rb") as fh:
+            while data := fh.read(piece):
+                child.stdin.write(data)
+                child.stdin.flush()
+        child.stdin.close()
+    except BrokenPipeError:
+        pass  # the child has ended (its exit status says how)
+
+
+def _drained(child: subprocess.Popen[bytes]) -> bytes:
+    """Read the child's stdout and stderr to their ends (stdin is another
+    thread's); wait for it; its stderr."""
+    assert child.stdout is not None and child.stderr is not None
+    out = threading.Thread(target=child.stdout.read, daemon=True)
+    out.start()
+    err = child.stderr.read()
+    out.join()
+    child.wait()
+    return err
 
 
 def serve(args: Sequence[str], pythonpath: str | None) -> tuple[subprocess.Popen[bytes], int]:

@@ -1,13 +1,17 @@
 """Hostile files read in parts, against a build: time follows the size, or not.
 
-    python benchmarks/hostile_reading.py [--sizes 1 2 4] [--dir DIR] [--baseline SRC]
+    python benchmarks/hostile_reading.py [--sizes 1 2 4] [--pipe [PIECE]] [--dir DIR]
+        [--baseline SRC]
 
 Each case is a file whose reading once cost time in the square of one of its
 lengths (a line, a step, or a run of tiny compressed members), made at each
 size of ``--sizes`` (a factor on the case's base size) and checked with
 ``python -m sat_claim_check verify`` by this build and, with ``--baseline
 SRC``, by the build whose package is in SRC (through PYTHONPATH); wall
-seconds of each.  Doubling the size should about double the time.
+seconds of each.  Doubling the size should about double the time.  With
+``--pipe``, the case's file is not named but written into ``verify``'s
+standard input (``-``) through a pipe, PIECE bytes a write (default 65536),
+as a solver writes: the parts read are then what the writer wrote.
 
 * ``comments``: gzip members of one comment line each, then the empty
   clause (the leading comments were walked again at every read);
@@ -69,6 +73,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1, 2, 4])
     ap.add_argument("--cases", nargs="+", choices=sorted(CASES), default=list(CASES))
+    ap.add_argument("--pipe", type=int, nargs="?", const=65536, metavar="PIECE")
     args, cnf, builds = _run.parsed(ap, "/tmp/hostile-reading", CNF)
     print(_run.header(f"{'case':>10} {'size':>5}", builds))
     for name in args.cases:
@@ -76,7 +81,14 @@ def main() -> None:
             path = args.dir / f"{name}-{scale}"
             command, expect = CASES[name](path, scale)
             command = [str(cnf) if a == "{cnf}" else a for a in command]
-            times = [_run.timed(command, src, expect=expect) for _, src in builds]
+            stdin = None
+            if args.pipe:
+                command = ["-" if a == str(path) else a for a in command]
+                stdin = path
+            times = [
+                _run.timed(command, src, expect=expect, stdin=stdin, piece=args.pipe or 0)
+                for _, src in builds
+            ]
             print(_run.row(f"{name:>10} {scale:>4}x", times), flush=True)
             path.unlink()
 
