@@ -359,9 +359,11 @@ cdef bint _collect_due(Kernel self) noexcept nogil:
 cdef int _collect(Kernel self) except -1 nogil:
     """Reclaim the room of deleted clauses: move the live clauses to the front
     of the arena (in arena order, in place), and the watch lists into one new
-    pool block, rewriting their arena references; then free the old pool and
-    give the arena's spare room back.  Slots, the table and the unit list do
-    not change, only arena positions (their order stays: storing order).
+    pool block, rewriting their arena references and leaving the deleted
+    clauses' entries behind; then free the old pool and give the arena's
+    spare room back.  The unit list loses its deleted units' entries (they
+    name arena positions); slots and the table do not change, only arena
+    positions (their order stays: storing order).
     Raises MemoryError, changing nothing, when the new block cannot be had."""
     cdef lit_t* arena = self.arena
     cdef aref_t p = 0, q = 0

@@ -116,7 +116,7 @@ cdef class Kernel:
     cdef aref_t arena_room              # arena entries allocated
     cdef aref_t arena_dead              # entries of deleted clauses, reclaimed by _collect
     cdef int64_t n_collections          # _collect calls so far (for the tests)
-    cdef cref_t* units                  # live unit clauses, ids ascending (_unit_drop)
+    cdef cref_t* units                  # live unit clauses, ids ascending (_units_drop)
     cdef int32_t n_units                # entries in use
     cdef int32_t units_dead             # entries of deleted units among them
     cdef int32_t units_room             # entries allocated
