@@ -148,41 +148,42 @@ def test_the_deadline_starts_again_after_each_answer(server: Server):
         sock.close()
 
 
+@contextlib.contextmanager
+def half_headers(server: Server, count: int, settle: float = 0.0):
+    """``count`` connections opened one after another, each sending part of
+    its headers (each given ``settle`` seconds to be taken in); closed after."""
+    socks = []
+    try:
+        for _ in range(count):
+            sock = socket.create_connection(("127.0.0.1", server.port))
+            sock.sendall(b"GET /hea")
+            socks.append(sock)
+            if settle:
+                assert not closed_by_peer(sock, settle)  # the server has taken it in
+        yield socks
+    finally:
+        for sock in socks:
+            sock.close()
+
+
 def test_slow_connections_cost_their_slots_not_the_service(server: Server, slack: float):
     # Twice --max-connections that never send their headers, then a client:
     # the slowest make room, /healthz and a check are answered.
-    slow = []
-    try:
-        for _ in range(64):
-            sock = socket.create_connection(("127.0.0.1", server.port))
-            sock.sendall(b"GET /hea")
-            slow.append(sock)
+    with half_headers(server, 64):
         started = time.monotonic()
         assert server.health()["status"] == "ok"
         status, _, body = server.execute(SAT)
         assert (status, json.loads(body)["valid"]) == (200, True)
         assert time.monotonic() - started < 1.0 * slack
-    finally:
-        for sock in slow:
-            sock.close()
 
 
 def test_the_connections_waiting_longest_make_room_first(server: Server):
     # 40 connections that send part of their headers, one after another, past
     # --max-connections 32: the 8 that have waited longest are the ones closed.
-    socks = []
-    try:
-        for _ in range(40):
-            sock = socket.create_connection(("127.0.0.1", server.port))
-            sock.sendall(b"GET /hea")
-            socks.append(sock)
-            assert not closed_by_peer(sock, 0.005)  # the server has taken it in
+    with half_headers(server, 40, settle=0.005) as socks:
         time.sleep(0.1)
         closed = [closed_by_peer(sock, 0.001) for sock in socks]
         assert closed == [True] * 8 + [False] * 32
-    finally:
-        for sock in socks:
-            sock.close()
 
 
 def test_a_connection_in_a_request_is_never_closed_to_make_room(server: Server):
