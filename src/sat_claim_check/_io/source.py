@@ -5,10 +5,11 @@ a named pipe or standard input.
 ``bytes`` chunks of at most ``chunk_size`` bytes each, read as they come
 (a pipe's chunk is whatever its writer has written so far; a regular
 file's small pieces, such as short compressed members, are joined up to
-``chunk_size``; nothing is seeked, nothing relies on ``peek``).  ``path`` is a filesystem path, the
-string ``"-"`` for standard input (read as bytes, never closed here; a file
-named "-" is ``"./-"``), or a binary file already open (read from where it
-stands, never closed here: its owner closes it).
+``chunk_size``; nothing is seeked, nothing relies on ``peek``).  ``path``
+is a filesystem path, the string ``"-"`` for standard input (read as
+bytes, never closed here; a file named "-" is ``"./-"``), or a binary file
+already open (read from where it stands, never closed here: its owner
+closes it).
 
 The format is told by the first bytes (after reading up to 6 of them, or to
 the end of a shorter file): gzip ``1f 8b``, xz ``fd 37 7a 58 5a 00``, bz2
