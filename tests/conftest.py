@@ -3,6 +3,7 @@
 import importlib
 import json
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,12 @@ def pytest_configure(config):
     )
     if config.getoption("--no-compiled") and os.environ.get("SAT_CLAIM_CHECK_REQUIRE_COMPILED"):
         raise pytest.UsageError("--no-compiled contradicts SAT_CLAIM_CHECK_REQUIRE_COMPILED")
+    # A suite started in the background (`pytest &`, nohup) inherits SIGINT
+    # ignored, and so would every process it starts: the tests of Ctrl-C need
+    # the disposition a terminal gives.  A Python handler here is reset to the
+    # default in each child at exec.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_modifyitems(config, items):
