@@ -191,7 +191,10 @@ def test_verify_jobs_says_what_it_does_not_do(tmp_path: Path) -> None:
 def children(pid: int) -> list[int]:
     found = []
     for task in Path(f"/proc/{pid}/task").iterdir():
-        text = (task / "children").read_text().split()
+        try:
+            text = (task / "children").read_text().split()
+        except FileNotFoundError:
+            continue  # the thread ended after the listing: it has none now
         found += [int(t) for t in text]
     return found
 
@@ -245,8 +248,7 @@ def test_ctrl_c_ends_the_workers_too(tmp_path: Path) -> None:
     assert b"interrupted" in err
     time.sleep(0.2)
     for pid in workers:
-        stat = Path(f"/proc/{pid}/stat")
-        assert not stat.exists() or stat.read_text().split()[2] == "Z"
+        assert gone(pid)
 
 
 def test_a_timeout_with_jobs_is_the_timeout_error(tmp_path: Path) -> None:
