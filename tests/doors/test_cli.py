@@ -13,6 +13,8 @@ from _helpers import CLI, cli
 
 import sat_claim_check as scc
 from sat_claim_check import _engines as _engine
+from sat_claim_check._io import bounds
+from sat_claim_check.limits import Limits
 
 REFERENCE_VERSION = b"r71-sat-1.0.0+dimacs-cnf-1993+resolution-robinson-1965+drup-2013"
 
@@ -395,6 +397,31 @@ def test_help(args):
     assert out.returncode == 0
     assert b"usage" in out.stdout.lower()
     assert out.stderr == b""
+
+
+@pytest.mark.parametrize("command", ["check", "batch", "request", "verify"])
+def test_the_help_that_offers_max_input_bytes_says_its_default(command):
+    # Its help points to the end of the help for the default cap; verify's
+    # pointed at nothing there.
+    blocks = cli(command, "--help").stdout.decode().split("\n\n")
+    options = next(i for i, block in enumerate(blocks) if block.startswith("options:"))
+    assert "the end of this help says how" in " ".join(blocks[options].split())
+    assert "--max-input-bytes" in "\n\n".join(blocks[options + 1 :])
+
+
+def test_verify_help_gives_the_caps_it_reads_files_with():
+    out = " ".join(cli("verify", "--help").stdout.decode().split())
+    unlimited, contract = Limits.unlimited(), Limits()
+    assert f"{bounds.cnf_bytes(unlimited):,} bytes for the CNF or the proof" in out
+    assert f"{bounds.model_bytes(unlimited):,} for a model" in out
+    assert f"{bounds.cnf_bytes(contract):,}, {bounds.proof_bytes(contract):,} and" in out
+
+
+def test_serve_has_no_max_input_bytes_it_would_ignore():
+    # Its cap is --max-body-bytes; --max-input-bytes was accepted and unused.
+    assert b"--max-input-bytes" not in cli("serve", "--help").stdout
+    out = cli("serve", "--max-input-bytes", "5")
+    assert out.returncode == 2 and b"unrecognized arguments" in out.stderr
 
 
 def test_bad_arguments_are_not_tracebacks():

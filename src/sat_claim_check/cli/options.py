@@ -118,9 +118,10 @@ def scheduler_address(text: str) -> str:
     return text
 
 
-def add_engine_options(parser: argparse.ArgumentParser) -> None:
-    """--engine, --limit, --unlimited, --max-input-bytes: shared by every command
-    that reads a request."""
+def add_engine_options(parser: argparse.ArgumentParser, input_bytes: bool = True) -> None:
+    """--engine, --limit, --unlimited, and --max-input-bytes unless input_bytes
+    is False (serve: --max-body-bytes is its cap): shared by every command that
+    reads a request."""
     parser.add_argument(
         "--engine",
         choices=ENGINES,
@@ -142,14 +143,16 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="set every limit to the largest value the engines support",
     )
+    if not input_bytes:
+        return
     parser.add_argument(
         "--max-input-bytes",
         type=byte_count,
         default=None,
         metavar="N",
         help="read no input past N bytes (a request, a batch line, or each "
-        "file after decompression); the default follows the limits, "
-        "see below",
+        "file after decompression); the default follows the limits "
+        "(the end of this help says how)",
     )
 
 

@@ -369,7 +369,7 @@ def serve_options(serve: argparse.ArgumentParser) -> None:
         "that has waited longest on its client is dropped to make room",
     )
     serve.add_argument("--no-access-log", action="store_true", help="do not log a line per request")
-    add_engine_options(serve)
+    add_engine_options(serve, input_bytes=False)
     serve.set_defaults(handler=command_serve)
 
 

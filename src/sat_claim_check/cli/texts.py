@@ -34,6 +34,7 @@ def _paragraph(text: str) -> str:
 
 
 _CONTRACT = Limits()
+_CEILINGS = Limits.unlimited()
 
 EPILOG = f"""\
 exit status: 0 the claim is valid, 1 it is not, 2 the request was rejected (the
@@ -162,7 +163,8 @@ bounds the time. The result is one JSON line on stdout, as `check` writes it;
 when the claim is not valid, a line on stderr says what may be wrong and which
 flag helps (--explain says more)."""
 
-VERIFY_EPILOG = f"""\
+VERIFY_EPILOG = (
+    f"""\
 exit status: 0 the claim is valid, 1 it is not, 2 no verdict: malformed or
 unreadable files, a limit passed (--contract-limits, --limit) or the timeout
 (the error object on stdout, a line and its hint on stderr), or a usage error;
@@ -170,7 +172,8 @@ unreadable files, a limit passed (--contract-limits, --limit) or the timeout
 with --lrat, 143 on SIGTERM and 129 on SIGHUP, the LRAT's file removed.
 {OUTPUT_FAULTS}
 
-""" + _paragraph("""
+"""
+    + _paragraph("""
 readings: verify reads a proof as drat-trim -f does (--reading drat-trim, the
 default here): deletions of unit and reason clauses and of clauses not there
 are ignored, as drat-trim and MiniSat-family solvers read them, and the check
@@ -178,3 +181,14 @@ ends valid at the first step where the clauses propagate to a conflict.
 --reading strict is the JSON contract's reading (every deletion honoured, the
 empty clause needed), --deletions lenient or --reading lenient the one between
 (docs/semantics.md).""")
+    + "\n\n"
+    + _paragraph(f"""
+input size: each file is read (after decompression) up to a cap, and a longer
+one is refused (invalid_input, exit 2): --max-input-bytes N for every file, or
+else {bounds.BYTES_PER_ITEM} bytes for every literal, clause and step the limits
+allow, plus 1 MiB. Without --contract-limits or --limit that is
+{bounds.cnf_bytes(_CEILINGS):,} bytes for the CNF or the proof and
+{bounds.model_bytes(_CEILINGS):,} for a model; at the contract's limits
+{bounds.cnf_bytes(_CONTRACT):,}, {bounds.proof_bytes(_CONTRACT):,} and
+{bounds.model_bytes(_CONTRACT):,}.""")
+)
