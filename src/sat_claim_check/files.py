@@ -83,15 +83,16 @@ def check_files(
     with ``lrat_binary``: a file is put in place only when the verdict is
     valid (else it is removed), a stream gets the empty clause only then;
     LratWriteError (an OSError) when it cannot be written.
-    ``jobs`` > 1 checks the proof on that many worker processes, in
-    segments: the same result, byte for byte, without a work cap, and the
-    Report's ``work`` is what the segments' checks counted (the exact
-    counter is a check on one core's); the lenient reading and ``lrat``
-    check on one core.  ``cluster`` (a ``distributed.Client``) checks it so
-    on the cluster's workers instead, which read the proof file at its path
-    (``jobs`` is then unused; a proof that is not a file's path is a
-    ValueError, raised before anything is read).  docs/semantics.md ("Checking files", "LRAT
-    out", "One proof on every core") has the details.
+    ``jobs`` > 1 checks the proof on that many worker processes (0: one
+    per CPU this process may use), in segments: the same result, byte for
+    byte, without a work cap, and the Report's ``work`` is what the
+    segments' checks counted (the exact counter is a check on one core's);
+    the lenient reading and ``lrat`` check on one core.  ``cluster`` (a
+    ``distributed.Client``) checks it so on the cluster's workers instead,
+    which read the proof file at its path (``jobs`` is then unused; a proof
+    that is not a file's path is a ValueError, raised before anything is
+    read).  docs/semantics.md ("Checking files", "LRAT out", "One proof on
+    every core") has the details.
     """
     if (proof is None) == (model is None):
         raise TypeError("give exactly one of proof (an unsat claim) and model (a sat claim)")
@@ -104,8 +105,12 @@ def check_files(
         out.check_inputs(CNF=cnf, proof=proof)
     if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
         raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
-    if type(jobs) is not int or jobs < 1:
-        raise ValueError(f"jobs must be an int >= 1, got {jobs!r}")
+    if type(jobs) is not int or jobs < 0:
+        raise ValueError(f"jobs must be an int >= 0 (0: one per CPU), got {jobs!r}")
+    if jobs == 0:  # as `verify --jobs 0`
+        from ._batch.sizing import available_cpus
+
+        jobs = available_cpus()
     clock = Deadline(timeout, progress)
     in_force = Limits.unlimited() if limits is None else limits
     if reading is None and deletions is None:

@@ -9,11 +9,13 @@ stopping) is taken.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,7 @@ import pytest
 from _helpers import CLI, cli_text
 
 import sat_claim_check as scc
+from sat_claim_check._batch import sizing
 from sat_claim_check._engines import compiled_available
 from sat_claim_check._segments import local
 
@@ -140,9 +143,22 @@ def test_a_solver_proof_in_every_reading_and_split(tmp_path: Path, cadical: str)
 
 def test_check_files_takes_jobs_as_an_int(tmp_path: Path) -> None:
     cnf, proof = files(tmp_path, next(proofgen.cases("jobs", 1)))
-    for bad in (0, -1, 1.0, "2", True, None):
+    for bad in (-1, 1.0, "2", True, None):
         with pytest.raises(ValueError, match="jobs"):
             scc.check_files(cnf, proof, jobs=bad)  # type: ignore[arg-type]
+
+
+def test_check_files_jobs_0_is_one_worker_a_cpu_as_verify_jobs_0(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cnf, proof = files(tmp_path, next(proofgen.cases("jobs", 1)))
+    assert scc.check_files(cnf, proof, jobs=0).body == scc.check_files(cnf, proof).body
+    asked = []
+    monkeypatch.setattr(sizing, "available_cpus", lambda: 3)
+    monkeypatch.setattr(local, "SegmentChecker", lambda *a: asked.append(a[-1]) or 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        scc.check_files(cnf, proof, jobs=0)
+    assert asked == [3]
 
 
 def test_the_lenient_reading_and_lrat_check_on_one_core(tmp_path: Path) -> None:
@@ -203,6 +219,23 @@ def started(args: list[str], output: int = subprocess.PIPE) -> subprocess.Popen[
     return subprocess.Popen([*CLI, *args], stdout=output, stderr=output, start_new_session=True)
 
 
+@contextlib.contextmanager
+def running(args: list[str]) -> Iterator[subprocess.Popen[bytes]]:
+    """The command line started in a session of its own, killed at the end."""
+    process = started(args)
+    try:
+        yield process
+    finally:
+        process.kill()
+        process.communicate()
+
+
+def ctrl_c(process: subprocess.Popen[bytes]) -> bytes:
+    """Ctrl-C, as a terminal sends it: SIGINT to the process group; its stderr."""
+    os.killpg(process.pid, signal.SIGINT)
+    return process.communicate(timeout=60)[1]
+
+
 def wait_for_workers(process: subprocess.Popen[bytes], count: int) -> list[int]:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -235,15 +268,10 @@ def test_a_killed_worker_ends_the_check_cleanly_or_costs_nothing(tmp_path: Path)
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
 def test_ctrl_c_ends_the_workers_too(tmp_path: Path) -> None:
     cnf, proof = long_proof(tmp_path, **LONG)
-    process = started(["verify", cnf, proof, "--jobs", "2"])
-    try:
+    with running(["verify", cnf, proof, "--jobs", "2"]) as process:
         workers = wait_for_workers(process, 2)
         time.sleep(0.1)
-        os.killpg(process.pid, signal.SIGINT)
-        _, err = process.communicate(timeout=60)
-    finally:
-        process.kill()
-        process.communicate()
+        err = ctrl_c(process)
     assert process.returncode == 130, err
     assert b"interrupted" in err
     time.sleep(0.2)

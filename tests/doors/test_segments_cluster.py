@@ -19,7 +19,16 @@ from typing import Any
 import proofgen
 import pytest
 from _helpers import cli_text, dask_client
-from test_segments import LONG, READINGS, UNLIMITED, files, long_proof
+from test_segments import (
+    LONG,
+    READINGS,
+    UNLIMITED,
+    ctrl_c,
+    files,
+    long_proof,
+    running,
+    wait_for_workers,
+)
 
 import sat_claim_check as scc
 from sat_claim_check._segments import local
@@ -121,6 +130,18 @@ def test_a_proof_not_a_file_is_refused_before_the_cnf_is_read(client: Any, tmp_p
     assert outcome.status == "rejected" and str(absent) in str(outcome.error)
 
 
+def test_a_proof_the_workers_cannot_open_is_the_error_of_one_core(
+    client: Any, tmp_path: Path
+) -> None:
+    # Its tasks failed, and the check said a worker was lost, with no error object.
+    cnf, _ = long_proof(tmp_path, repeats=3)
+    for proof in (tmp_path / "absent.drup", tmp_path):
+        outcome = same(client, cnf, str(proof), reading="strict")
+        assert outcome.status == "rejected" and str(proof) in outcome.error.message
+    code, out, err = cli_text("verify", cnf, str(tmp_path), "--scheduler", "local:1")
+    assert code == 2 and "cannot read" in out and err.startswith("sat-claim-check: cannot read")
+
+
 def test_verify_scheduler_writes_one_cores_line(tmp_path: Path) -> None:
     cnf, proof = long_proof(tmp_path, repeats=3000)
     one = cli_text("verify", cnf, proof, "--reading", "strict")
@@ -128,6 +149,28 @@ def test_verify_scheduler_writes_one_cores_line(tmp_path: Path) -> None:
         cli_text("verify", cnf, proof, "--reading", "strict", "--scheduler", "local:2")[:2]
         == one[:2]
     )
+
+
+def sigint_ignored(pid: int) -> bool:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigIgn:"):
+            return bool(int(line.split()[1], 16) & (1 << (signal.SIGINT - 1)))
+    raise AssertionError("no SigIgn line")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
+def test_ctrl_c_on_a_local_cluster_is_one_line(tmp_path: Path) -> None:
+    # Ctrl-C reaches the process group: each Dask worker printed a traceback.
+    cnf, proof = long_proof(tmp_path, **LONG)
+    with running(["verify", cnf, proof, "--scheduler", "local:2"]) as process:
+        wait_for_workers(process, 2)  # the cluster is starting, SIGINT ignored
+        deadline = time.monotonic() + 60
+        while sigint_ignored(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.3)
+        err = ctrl_c(process)
+    assert process.returncode == 130, err
+    assert err.decode().startswith("sat-claim-check: interrupted") and b"Traceback" not in err
 
 
 def test_verify_scheduler_refuses_what_it_cannot_do(tmp_path: Path) -> None:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import signal
+import threading
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
@@ -41,6 +45,23 @@ def require_dask() -> None:
         ) from None
 
 
+@contextlib.contextmanager
+def _ctrl_c_for_this_process_only() -> Iterator[None]:
+    """SIGINT ignored while a local cluster starts its worker processes, which
+    keep it ignored (Python leaves an ignored SIGINT alone): Ctrl-C reaches
+    the whole process group, and each worker printed a traceback.  This
+    process stops them when it stops.  (Blocking it instead was not inherited:
+    Dask starts the workers from threads of its own.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    kept = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, kept)
+
+
 def connect(scheduler: str) -> tuple[Any, Any]:
     """(client, cluster) for ``--scheduler``: ``local`` or ``local:N`` starts a
     ``distributed.LocalCluster`` of N worker processes (one per CPU without N)
@@ -59,8 +80,9 @@ def connect(scheduler: str) -> tuple[Any, Any]:
             raise ValueError(f"local:N needs a positive number of workers, got {text!r}")
         workers = int(text) if text else available_cpus()
         try:
-            with dask.config.set(
-                {"distributed.scheduler.allowed-failures": LOCAL_ALLOWED_FAILURES}
+            with (
+                dask.config.set({"distributed.scheduler.allowed-failures": LOCAL_ALLOWED_FAILURES}),
+                _ctrl_c_for_this_process_only(),
             ):
                 cluster = LocalCluster(
                     n_workers=workers,

@@ -14,7 +14,9 @@ counter).
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -42,7 +44,9 @@ def segments_for(
         def on_cluster(
             options: Options, n: int, o: Any, c: Any, proof: Input, *rest: Any
         ) -> Segments:
-            return ClusterSegments(options, n, o, c, cluster, _proof_path(proof), *rest)
+            path = _proof_path(proof)
+            _can_open(path)  # its error is the one a check on one core gives
+            return ClusterSegments(options, n, o, c, cluster, path, *rest)
 
         return on_cluster
     from .local import SegmentChecker
@@ -67,6 +71,18 @@ def cluster_proof_path(
 def _one_core(options: Options, explain: bool, lrat: bool) -> bool:
     """The checks that are not cut into segments (``segments_for``)."""
     return options.reading == "lenient" or explain or lrat
+
+
+def _can_open(path: str) -> None:
+    """OSError unless ``path`` opens for reading and is not a directory,
+    tried before the workers' tasks start: a task that cannot read the proof
+    is a lost worker, not a bad input.  A named pipe is not waited for."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    finally:
+        os.close(fd)
 
 
 def _proof_path(proof: Input) -> str:

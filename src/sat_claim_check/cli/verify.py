@@ -95,7 +95,8 @@ def check_files_command(args: argparse.Namespace, limits: Limits, cluster: Any =
         return 128 + stop.signum
     except WorkerFailed as err:
         position.line.close()
-        say(f"{err}\nhint: without --jobs and --scheduler, the proof is checked in this process")
+        say(str(err))
+        say("hint: without --jobs and --scheduler, the proof is checked in this process")
         return EXIT_REJECTED
     except LratWriteError as err:
         position.line.close()
