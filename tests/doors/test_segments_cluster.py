@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import os
 import signal
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -18,7 +19,7 @@ from typing import Any
 
 import proofgen
 import pytest
-from _helpers import cli_text, dask_client
+from _helpers import CLI, cli_text, dask_client
 from test_segments import (
     LONG,
     READINGS,
@@ -128,6 +129,21 @@ def test_a_proof_not_a_file_is_refused_before_the_cnf_is_read(client: Any, tmp_p
     # The lenient reading checks on one core, where a stream is a proof: the CNF is read.
     outcome = scc.check_files(absent, io.BytesIO(b""), cluster=client, reading="lenient")
     assert outcome.status == "rejected" and str(absent) in str(outcome.error)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_named_pipe_is_refused_before_anything_is_read(client: Any, tmp_path: Path) -> None:
+    # Every worker reads the proof from its start, and a pipe gives its bytes
+    # once: the check waited forever.  No writer here: nothing may open it.
+    cnf, _ = long_proof(tmp_path, repeats=3)
+    pipe = tmp_path / "proof.fifo"
+    os.mkfifo(pipe)
+    args = [*CLI, "verify", cnf, str(pipe), "--scheduler", "local:1"]
+    out = subprocess.run(args, capture_output=True, timeout=60, check=False)
+    assert (out.returncode, out.stdout) == (2, b"")
+    assert b"not a regular file (a named pipe is read once)" in out.stderr
+    with pytest.raises(ValueError, match="not a regular file"):
+        scc.check_files(cnf, pipe, cluster=client)
 
 
 def test_a_proof_the_workers_cannot_open_is_the_error_of_one_core(

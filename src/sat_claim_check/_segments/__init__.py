@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .._io.dimacs_text import Input
     from .front import Segments
 
-__all__ = ["cluster_proof_path", "segments_for"]
+__all__ = ["cluster_path", "cluster_proof_path", "segments_for"]
 
 
 def segments_for(
@@ -44,7 +44,7 @@ def segments_for(
         def on_cluster(
             options: Options, n: int, o: Any, c: Any, proof: Input, *rest: Any
         ) -> Segments:
-            path = _proof_path(proof)
+            path = cluster_path(proof)
             _can_open(path)  # its error is the one a check on one core gives
             return ClusterSegments(options, n, o, c, cluster, path, *rest)
 
@@ -65,7 +65,7 @@ def cluster_proof_path(
     before it reads anything, so that the error comes first."""
     if cluster is None or proof is None or _one_core(options, explain, lrat):
         return None
-    return _proof_path(proof)
+    return cluster_path(proof)
 
 
 def _one_core(options: Options, explain: bool, lrat: bool) -> bool:
@@ -85,11 +85,25 @@ def _can_open(path: str) -> None:
         os.close(fd)
 
 
-def _proof_path(proof: Input) -> str:
-    """The proof's path, for a cluster's workers to read (ValueError: none)."""
-    if isinstance(proof, (str, os.PathLike)) and os.fspath(proof) != "-":
-        return os.fspath(proof)
-    raise ValueError(
-        "a proof checked on a cluster is read by its workers: give the path of a file "
-        "they can read, not standard input or an open file"
-    )
+def cluster_path(proof: Input) -> str:
+    """The proof's path, for a cluster's workers to read; ValueError when it
+    is not a path, or names a named pipe or a device: each worker and this
+    process read the proof from its start, and a pipe gives its bytes once
+    (the readers waited for each other's bytes forever).  A path that is
+    absent or a directory is the "cannot read" error of ``_can_open``."""
+    if not isinstance(proof, (str, os.PathLike)) or os.fspath(proof) == "-":
+        raise ValueError(
+            "a proof checked on a cluster is read by its workers: give the path of a file "
+            "they can read, not standard input or an open file"
+        )
+    path = os.fspath(proof)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return path
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise ValueError(
+            f"a proof checked on a cluster is read from its start by every worker: "
+            f"{path!r} is not a regular file (a named pipe is read once)"
+        )
+    return path

@@ -202,7 +202,8 @@ def verify_options(verify: argparse.ArgumentParser) -> None:
         "its scheduler (e.g. tcp://10.0.0.5:8786), or local:N to start N worker "
         "processes here; a task per worker thread reads the proof file at its "
         "path (a shared file system), a task whose worker dies is run again "
-        "(needs the dask extra; excludes --jobs and a proof on standard input)",
+        "(needs the dask extra; excludes --jobs, and a proof on standard input "
+        "or in a named pipe)",
     )
     verify.add_argument(
         "--contract-limits",

@@ -9,6 +9,7 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
+from .._segments import cluster_path
 from ..limits import Limits
 from .options import jobs_for
 from .output import say
@@ -32,6 +33,10 @@ def segments_options(args: argparse.Namespace, limits: Limits) -> None:
                 "--scheduler: the cluster's workers read the proof themselves; give the "
                 "path of a file they can read, not - (standard input)"
             )
+        try:
+            cluster_path(args.proof)
+        except ValueError as err:
+            raise Refused(f"--scheduler: {err}") from None
         asked = f"--scheduler {args.scheduler}"
     else:
         args.jobs = jobs_for(args.jobs)
