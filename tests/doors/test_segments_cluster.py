@@ -33,6 +33,7 @@ from test_segments import (
 
 import sat_claim_check as scc
 from sat_claim_check._segments import local
+from sat_claim_check._segments.front import WorkerFailed
 
 distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
 dask = pytest.importorskip("dask")
@@ -102,6 +103,34 @@ def test_a_killed_worker_costs_nothing(client: Any, tmp_path: Path) -> None:
     assert (outcome[0].body, outcome[0].exit_code) == (one.body, one.exit_code)
     assert rerun(client) >= 1  # the kill met a task: it was run again
     client.wait_for_workers(2, timeout=60)
+
+
+def test_a_proof_file_written_during_the_check_gives_no_verdict(
+    client: Any, tmp_path: Path
+) -> None:
+    # Every task and this process read the file, each at its own time: a solver
+    # still writing it could give them different proofs (an empty clause one
+    # task saw and this process did not: a valid verdict for what this process
+    # read).  Appended once the tasks run, it is an error, not a verdict.
+    cnf, proof = long_proof(tmp_path, **LONG)
+    failed: list[BaseException] = []
+
+    def check() -> None:
+        try:
+            scc.check_files(cnf, proof, reading="strict", cluster=client)
+        except WorkerFailed as err:
+            failed.append(err)
+
+    thread = threading.Thread(target=check)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not any(client.processing().values()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    with open(proof, "a") as f:
+        f.write("0\n")
+    thread.join(120)
+    assert not thread.is_alive()
+    assert len(failed) == 1 and "proof file changed while it was checked" in str(failed[0])
 
 
 def rerun(client: Any) -> int:

@@ -28,10 +28,11 @@ if TYPE_CHECKING:
     from array import array
 
     from .._core.options import Options
+    from .._core.report import Report
     from .._core.types import ProofFormat
     from ..limits import Limits
 
-__all__ = ["ClusterSegments", "walk_file"]
+__all__ = ["ClusterSegments", "ProofChanged", "file_state", "walk_file"]
 
 RETRIES = 2  # a task whose worker failed is run again this many times (beside Dask's own)
 
@@ -64,7 +65,9 @@ class ClusterSegments(Segments):
             self._cnf = client.scatter(
                 [(num_vars, clause_offsets, clause_lits)], broadcast=True, hash=False
             )[0]
-            reading = (os.path.abspath(proof), proof_format, max_bytes, options.limits)
+            self._path = os.path.abspath(proof)
+            self._state = file_state(self._path)
+            reading = (self._path, self._state, proof_format, max_bytes, options.limits)
             walk = (options.engine, options.reading_code, segment_steps)
             run = uuid.uuid4().hex
             for index in range(walkers):
@@ -114,6 +117,14 @@ class ClusterSegments(Segments):
             for event in events:
                 self._tally.record(event)
 
+    def finish(self) -> Report:
+        """``Segments.finish``, unless the proof file changed meanwhile: then
+        this process and the tasks may have read different proofs."""
+        report = super().finish()
+        if file_state(self._path) != self._state:
+            raise WorkerFailed(ProofChanged.MESSAGE)
+        return report
+
     def close(self) -> None:
         """Cancel the tasks still running (safe to call twice)."""
         tasks, self._tasks = list(self._tasks), {}
@@ -127,9 +138,27 @@ class ClusterSegments(Segments):
             return
 
 
+class ProofChanged(Exception):
+    """A task found the proof file other than it was when the check began."""
+
+    MESSAGE = (
+        "the proof file changed while it was checked (its size or modification "
+        "time): every task reads it, so check it once it is written in full"
+    )
+
+
+def file_state(path: str) -> tuple[int, int]:
+    """(size, modification time in ns) of the proof file: what every task must
+    find too, at its start and end (a solver still writing it changes both)."""
+    st = os.stat(path)
+    return st.st_size, st.st_mtime_ns
+
+
 def _failure(index: int, exc: BaseException) -> str:
     from distributed import KilledWorker
 
+    if isinstance(exc, ProofChanged):
+        return ProofChanged.MESSAGE
     if isinstance(exc, KilledWorker):
         return f"the task checking segments {index} mod N was given up: its workers died ({exc})"
     return f"the task checking segments {index} mod N failed: {type(exc).__name__}: {exc}"
@@ -139,13 +168,15 @@ def walk_file(
     index: int,
     walkers: int,
     cnf: tuple[int, array[int], array[int]],
-    reading: tuple[str, ProofFormat, int, Limits],
+    reading: tuple[str, tuple[int, int], ProofFormat, int, Limits],
     walk: tuple[str, int, int],
 ) -> list[tuple[Any, ...]]:
     """A task: walk the proof file as walker ``index`` of ``walkers`` (its own
     segments checked), reading and validating it as the checker does; its events."""
-    path, proof_format, max_bytes, limits = reading
+    path, state, proof_format, max_bytes, limits = reading
     engine, reading_code, segment_steps = walk
+    if file_state(path) != state:
+        raise ProofChanged(ProofChanged.MESSAGE)
 
     def claim(segment: int) -> int:
         return CHECK if segment % walkers == index else REPLAY
@@ -158,7 +189,14 @@ def walk_file(
             if len(chunk.kinds) and not walker.stopped:
                 events += walker.take(chunk.kinds, chunk.offsets, chunk.lits)
             if chunk.problem is not None or walker.stopped:
-                return events + walker.end()
+                return _unchanged(path, state, events + walker.end())
         if part.code or part.over_cap:
             break
-    return events + walker.end()
+    return _unchanged(path, state, events + walker.end())
+
+
+def _unchanged(path: str, state: tuple[int, int], events: list[Any]) -> list[Any]:
+    """``events``, unless the file changed while this task read it."""
+    if file_state(path) != state:
+        raise ProofChanged(ProofChanged.MESSAGE)
+    return events
