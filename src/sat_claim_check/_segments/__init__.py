@@ -14,7 +14,6 @@ counter).
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
 from collections.abc import Callable
@@ -74,15 +73,11 @@ def _one_core(options: Options, explain: bool, lrat: bool) -> bool:
 
 
 def _can_open(path: str) -> None:
-    """OSError unless ``path`` opens for reading and is not a directory,
+    """OSError unless ``path`` (no pipe: ``cluster_path``) opens for reading,
     tried before the workers' tasks start: a task that cannot read the proof
-    is a lost worker, not a bad input.  A named pipe is not waited for."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        if stat.S_ISDIR(os.fstat(fd).st_mode):
-            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
-    finally:
-        os.close(fd)
+    is a lost worker, not a bad input.  A directory is IsADirectoryError."""
+    with open(path, "rb"):
+        pass
 
 
 def cluster_path(proof: Input) -> str:
@@ -94,7 +89,7 @@ def cluster_path(proof: Input) -> str:
     if not isinstance(proof, (str, os.PathLike)) or os.fspath(proof) == "-":
         raise ValueError(
             "a proof checked on a cluster is read by its workers: give the path of a file "
-            "they can read, not standard input or an open file"
+            "they can read, not - (standard input) or an open file"
         )
     path = os.fspath(proof)
     try:

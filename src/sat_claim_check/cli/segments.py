@@ -28,11 +28,6 @@ def segments_options(args: argparse.Namespace, limits: Limits) -> None:
     if args.scheduler is not None:
         if args.jobs != 1:
             raise Refused("--scheduler excludes --jobs (the cluster's workers check the segments)")
-        if args.proof == "-":
-            raise Refused(
-                "--scheduler: the cluster's workers read the proof themselves; give the "
-                "path of a file they can read, not - (standard input)"
-            )
         try:
             cluster_path(args.proof)
         except ValueError as err:
