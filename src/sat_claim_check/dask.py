@@ -99,8 +99,10 @@ class _Chunks:
     """The input in chunks of at most ``lines`` lines and ``size`` bytes (a longer
     line goes alone); a read error ends it and is kept."""
 
-    def __init__(self, stream: IO[bytes], lines: int, size: int) -> None:
-        self._lines = numbered_lines(stream)
+    def __init__(
+        self, stream: IO[bytes], lines: int, size: int, max_line_bytes: int | None
+    ) -> None:
+        self._lines = numbered_lines(stream, max_line_bytes)
         self._max_lines = lines
         self._max_bytes = size
         self._next: Numbered | None = None
@@ -145,6 +147,7 @@ def run_batch(
     retries: int = RETRIES,
     deletions: Deletions = "strict",
     manifest_root: str | os.PathLike[str] | None = None,
+    max_line_bytes: int | None = None,
 ) -> ClusterTotals:
     """Check every line of ``stream`` (binary) on the cluster of ``client`` (a
     ``distributed.Client``), writing one line each to ``out``, in input order:
@@ -161,6 +164,8 @@ def run_batch(
     and ``lost``.  Raises ClusterError before any line when the workers do not
     match (``check_workers``).  ``deletions`` as for ``run``.  Arguments that
     cannot be used raise ValueError or TypeError before any line is read.
+    A line over ``max_line_bytes`` is rejected unread, as ``batch`` rejects
+    it (None: no cap).
     """
     require_dask()
     place = _checked_arguments(engine, limits, deletions, manifest, manifest_root)
@@ -168,7 +173,7 @@ def run_batch(
     window = max(2, 3 * threads) if window is None else max(1, window)
     if progress is None:
         progress = BatchProgress(stream, 0)
-    chunks = _Chunks(stream, max(1, chunk_lines), max(1, chunk_bytes))
+    chunks = _Chunks(stream, max(1, chunk_lines), max(1, chunk_bytes), max_line_bytes)
     with StopSignals() as signals:
         output = OrderedOutput(out, progress, signals)
         outcome = ClusterTotals(output.counts)

@@ -253,6 +253,25 @@ def test_the_command_line_on_a_scheduler_gives_the_bytes_of_jobs_1(
     assert there.stderr.decode().split(" (")[0] == summary, there.stderr
 
 
+def test_a_line_over_max_input_bytes_is_rejected_unread_as_with_jobs_1(
+    client: Any, tmp_path: Path
+) -> None:
+    # The cluster's reader had no cap: it read the line whole, sent it to a
+    # worker and answered with another error (a 96 MB line: 1.5 GB, 10 s).
+    lines = mixed(12)
+    long = json.dumps(sat(30_000)).encode()
+    lines.insert(5, long)
+    assert sorted(map(len, lines))[-2] < len(long)
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(data(lines))
+    cap = ["--max-input-bytes", str(len(long) - 1)]
+    here = cli("batch", str(path), "--jobs", "1", *cap)
+    there = cli("batch", str(path), "--scheduler", client.scheduler.address, *cap)
+    assert b'"line":6' in here.stdout and b"longer than" in here.stdout
+    assert (there.returncode, there.stdout) == (here.returncode, here.stdout)
+    assert there.stderr.decode().split(" (")[0] == here.stderr.decode().split(" (")[0]
+
+
 def test_a_manifest_on_a_local_cluster_gives_the_bytes_of_jobs_1(tmp_path: Path) -> None:
     (tmp_path / "php5.cnf").write_bytes((EXAMPLES / "php5.cnf").read_bytes())
     (tmp_path / "php5.drup").write_bytes((EXAMPLES / "php5.drup").read_bytes())

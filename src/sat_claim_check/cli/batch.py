@@ -54,7 +54,14 @@ def command_batch(args: argparse.Namespace) -> int:
     try:
         if args.scheduler is not None:
             outcome, lost = batch_on_cluster(
-                args.scheduler, stream, progress, args.engine, limits, manifest, args.deletions
+                args.scheduler,
+                stream,
+                progress,
+                args.engine,
+                limits,
+                manifest,
+                args.deletions,
+                request_cap(args, limits),
             )
             if outcome is None:
                 return EXIT_REJECTED
@@ -163,6 +170,7 @@ def batch_on_cluster(
     limits: Limits,
     manifest: Manifest | None,
     deletions: Deletions = "strict",
+    max_line_bytes: int | None = None,
 ) -> tuple[BatchTotals | None, str | None]:
     """``batch --scheduler``: (the outcome, or None when the cluster could not run
     the batch, said on stderr; the words for a scheduler lost mid-batch)."""
@@ -188,6 +196,7 @@ def batch_on_cluster(
             manifest_root=manifest and manifest.root,
             progress=progress,
             deletions=deletions,
+            max_line_bytes=max_line_bytes,
         )
     except ClusterError as err:
         say(str(err))
